@@ -1,0 +1,27 @@
+# The two fresh-machine commands (README, Quick start): `make demo` and `make test`.
+SAMPLE_FROM ?= 2026-03-01
+SAMPLE_TO ?= 2026-06-30
+PYTEST_ARGS ?=
+
+.PHONY: setup demo test test-fast servers bench lock
+
+setup:
+	./scripts/setup.sh
+
+demo: setup
+	.venv/bin/graphfeed run --from $(SAMPLE_FROM) --to $(SAMPLE_TO)
+
+servers:
+	./scripts/install_servers.sh
+
+test: setup servers
+	.venv/bin/python -m pytest $(PYTEST_ARGS)
+
+test-fast: setup
+	.venv/bin/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+bench: setup
+	for b in bench/*.py; do .venv/bin/python $$b; done
+
+lock:
+	.venv/bin/python -m pip freeze --exclude-editable | grep -v '^graphfeed' > requirements.lock

@@ -1,0 +1,115 @@
+"""The asset chain every source gets: <source>/raw_records -> <source>/episodes (-> <source>/graph).
+
+All assets are daily-partitioned with a single-run backfill policy: a UI backfill over a date range is one run that
+reads the export files once.
+"""
+
+import datetime as dt
+
+import dagster as dg
+
+from assets.intent_model import INTENT_MODEL_KEY
+from assets.steps import EPISODES, FAILURES, RAW, stage_episodes, stage_raw_records
+from connectors.registry import export_reader
+from pipelines.partitions import DAILY
+from pipelines.resources import EpisodeConfig, ExportsResource, HomeResource, IntentModelResource
+
+SINGLE_RUN = dg.BackfillPolicy.single_run()
+
+
+def _preview(episodes) -> str:
+    lines = ["| when (UTC) | actor | intent | conf | title |", "|---|---|---|---:|---|"]
+    for ep in episodes:
+        title = (ep.metadata.title or ep.content[:60]).replace("|", "\\|").replace("\n", " ")[:80]
+        lines.append(f"| {ep.timestamp:%Y-%m-%d %H:%M} | {ep.actor.id} | {ep.intent} | {ep.intent_confidence:.2f} | {title} |")
+    return "\n".join(lines)
+
+
+def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
+    tags = {"source": source}
+    raw_key = dg.AssetKey([source, RAW])
+    episodes_key = dg.AssetKey([source, EPISODES])
+
+    @dg.asset(
+        key=raw_key,
+        group_name=source,
+        partitions_def=DAILY,
+        backfill_policy=SINGLE_RUN,
+        tags=tags,
+        kinds={"python"},
+        pool=f"{source}_api",
+        description=f"{source} records whose updated time falls in the partition's UTC day (plus overlap), "
+                    "and the failures met while reading.",
+    )
+    def raw_records(context: dg.AssetExecutionContext, home: HomeResource, exports: ExportsResource,
+                    episode_config: EpisodeConfig) -> dg.MaterializeResult:
+        keys = context.partition_keys
+        reader = export_reader(source, exports.paths(source))
+        staging = home.staging()
+        stats = stage_raw_records(reader, staging, source, keys,
+                                  overlap=dt.timedelta(minutes=episode_config.overlap_minutes))
+        context.log.info("%s: %d records, %d failures over %d partition(s)", source, stats.distinct_records,
+                         stats.failures, len(keys))
+        return dg.MaterializeResult(metadata={
+            "dagster/row_count": stats.records,
+            "records": stats.distinct_records,
+            "failures": stats.failures,
+            "failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
+            **{f"failures/{cls}": n for cls, n in sorted(stats.failures_by_class.items())},
+            "partitions": len(keys),
+            "staged": dg.MetadataValue.path(str(staging.path(source, RAW, keys[-1]).parent)),
+            "failures_file": dg.MetadataValue.path(str(staging.path(source, FAILURES, keys[-1]))),
+        })
+
+    @dg.asset(
+        key=episodes_key,
+        group_name=source,
+        partitions_def=DAILY,
+        backfill_policy=SINGLE_RUN,
+        deps=[raw_records, INTENT_MODEL_KEY],
+        tags=tags,
+        kinds={"python", "spacy"},
+        check_specs=[
+            dg.AssetCheckSpec("no_empty_content", asset=episodes_key,
+                              description="Every episode has content."),
+            dg.AssetCheckSpec("intent_and_fingerprint", asset=episodes_key,
+                              description="Every episode has an intent and a fingerprint."),
+            dg.AssetCheckSpec("failure_rate_below_bound", asset=episodes_key, blocking=True,
+                              description="Share of records that failed to read stays below the configured bound."),
+        ],
+        description=f"{source} episodes: intent, references, fingerprint; duplicates merged and recorded.",
+    )
+    def episodes(context: dg.AssetExecutionContext, home: HomeResource, intent_model: IntentModelResource,
+                 episode_config: EpisodeConfig) -> dg.MaterializeResult:
+        keys = context.partition_keys
+        staging = home.staging()
+        classifier = intent_model.classifier(home.root)
+        stats = stage_episodes(staging, source, keys, classifier, episode_config.episode_settings())
+        bound = episode_config.max_failure_rate
+        return dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": stats.episodes,
+                "records": stats.records,
+                "episodes": stats.episodes,
+                "failures": stats.failures,
+                "duplicates": stats.duplicates,
+                "dedup_rate": dg.MetadataValue.float(round(stats.dedup_rate, 4)),
+                **{f"intent/{name}": n for name, n in sorted(stats.intents.items())},
+                **{f"language/{name}": n for name, n in sorted(stats.languages.items())},
+                "preview": dg.MetadataValue.md(_preview(stats.preview)),
+                "staged": dg.MetadataValue.path(str(staging.path(source, EPISODES, keys[-1]).parent)),
+            },
+            check_results=[
+                dg.AssetCheckResult(check_name="no_empty_content", passed=stats.empty_content == 0,
+                                    metadata={"empty": stats.empty_content}),
+                dg.AssetCheckResult(check_name="intent_and_fingerprint",
+                                    passed=stats.missing_intent_or_fingerprint == 0,
+                                    metadata={"missing": stats.missing_intent_or_fingerprint}),
+                dg.AssetCheckResult(check_name="failure_rate_below_bound", passed=stats.failure_rate <= bound,
+                                    metadata={"failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
+                                              "bound": dg.MetadataValue.float(bound),
+                                              "failures": stats.failures}),
+            ],
+        )
+
+    return [raw_records, episodes]

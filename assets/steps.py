@@ -1,0 +1,144 @@
+"""What the source-chain assets do, as plain functions over staging (testable without Dagster).
+
+raw records: read the export once for the whole partition range (a backfill reads the files once, not once per day)
+and route each record to the day partitions whose window holds its updated_at (a window reaches `overlap` back into
+the previous day; the ledger's fingerprint dedup absorbs the repeat). Failures are staged with the range's last
+partition, the night being processed.
+"""
+
+import datetime as dt
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from connectors.contract import Reader, TimeWindow
+from connectors.records import RecordFailure, SourceRecord
+from pipelines.partitions import day_window
+from pipelines.staging import Staging, StagedFile
+from transforms.build import EpisodeSettings, IntentPredictor, build_episodes
+from transforms.dedup import dedup
+from transforms.episode import Episode
+
+RAW = "raw_records"
+FAILURES = "failures"
+EPISODES = "episodes"
+
+
+class RawStats(BaseModel):
+    records: int = 0                      # record placements (a record in two overlapping partitions counts twice)
+    distinct_records: int = 0
+    failures: int = 0
+    failures_by_class: dict[str, int] = Field(default_factory=dict)
+    per_partition: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def failure_rate(self) -> float:
+        total = self.distinct_records + self.failures
+        return self.failures / total if total else 0.0
+
+
+def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_keys: Sequence[str],
+                      overlap: dt.timedelta) -> RawStats:
+    windows = {key: day_window(key) for key in partition_keys}
+    read_window = TimeWindow(start=min(s for s, _ in windows.values()) - overlap, end=max(e for _, e in windows.values()))
+    writers: dict[str, StagedFile] = {key: staging.writer(source, RAW, key) for key in partition_keys}
+    failures = staging.writer(source, FAILURES, partition_keys[-1])
+    stats = RawStats()
+    classes: Counter[str] = Counter()
+    try:
+        for item in reader.read(read_window):
+            if isinstance(item, RecordFailure):
+                failures.write(item)
+                classes[item.error_class.value] += 1
+                continue
+            placed = False
+            for key, (start, end) in windows.items():
+                if start - overlap <= item.updated_at < end:
+                    writers[key].write(item)
+                    placed = True
+            stats.distinct_records += placed
+    except BaseException:
+        for w in (*writers.values(), failures):
+            w.abort()
+        raise
+    for key, writer in writers.items():
+        writer.commit()
+        stats.per_partition[key] = writer.rows
+    failures.commit()
+    stats.records = sum(stats.per_partition.values())
+    stats.failures = failures.rows
+    stats.failures_by_class = dict(classes)
+    return stats
+
+
+class EpisodeStats(BaseModel):
+    records: int = 0
+    episodes: int = 0
+    duplicates: int = 0
+    failures: int = 0
+    empty_content: int = 0
+    missing_intent_or_fingerprint: int = 0
+    intents: dict[str, int] = Field(default_factory=dict)
+    languages: dict[str, int] = Field(default_factory=dict)
+    per_partition: dict[str, int] = Field(default_factory=dict)
+    duplicate_groups: dict[str, list[str]] = Field(default_factory=dict)
+    preview: list[Episode] = Field(default_factory=list)
+
+    @property
+    def dedup_rate(self) -> float:
+        return self.duplicates / self.records if self.records else 0.0
+
+    @property
+    def failure_rate(self) -> float:
+        total = self.records + self.failures
+        return self.failures / total if total else 0.0
+
+
+def stage_episodes(staging: Staging, source: str, partition_keys: Sequence[str], classifier: IntentPredictor,
+                   settings: EpisodeSettings, preview_size: int = 5) -> EpisodeStats:
+    stats = EpisodeStats()
+    intents: Counter[str] = Counter()
+    languages: Counter[str] = Counter()
+    for key in partition_keys:
+        records = (SourceRecord.model_validate(row) for row in staging.rows(source, RAW, key))
+        if staging.exists(source, FAILURES, key):
+            stats.failures += sum(1 for _ in staging.rows(source, FAILURES, key))
+        fd, candidates = tempfile.mkstemp(prefix=f"{source}-{key}-", suffix=".jsonl")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                for episode in build_episodes(records, classifier, settings):
+                    fh.write(episode.model_dump_json() + "\n")
+                    stats.records += 1
+
+            def stream():
+                with open(candidates, encoding="utf-8") as fh:
+                    for line in fh:
+                        yield Episode.model_validate_json(line)
+
+            unique, dstats = dedup(stream)
+            out = staging.writer(source, EPISODES, key)
+            try:
+                for episode in unique:
+                    out.write(episode)
+                    intents[episode.intent] += 1
+                    languages[episode.metadata.language] += 1
+                    stats.empty_content += not episode.content.strip()
+                    stats.missing_intent_or_fingerprint += not (episode.intent and episode.fingerprint)
+                    if len(stats.preview) < preview_size:
+                        stats.preview.append(episode)
+            except BaseException:
+                out.abort()
+                raise
+            out.commit()
+        finally:
+            os.unlink(candidates)
+        stats.per_partition[key] = out.rows
+        stats.episodes += out.rows
+        stats.duplicates += dstats.duplicates
+        stats.duplicate_groups.update(dstats.groups)
+    stats.intents = dict(intents.most_common())
+    stats.languages = dict(languages.most_common())
+    return stats

@@ -1,0 +1,1 @@
+"""Source connectors: plain Python, no Dagster. Each yields SourceRecord | RecordFailure and returns a checkpoint."""

@@ -1,0 +1,229 @@
+"""Reading one parsed message defensively: header text, the body part, attachments, MIME defects.
+
+Python's ``email`` (policy.default) is lenient but some accessors raise on hostile input (unknown charsets,
+broken encoded words, odd address syntax). Every accessor here catches that and falls back to the raw value,
+because one bad header must not cost the whole message.
+"""
+
+import hashlib
+import mimetypes
+import re
+from collections.abc import Iterator
+from email.header import decode_header, make_header
+from email.message import EmailMessage, Message
+from email.utils import getaddresses
+
+from connectors.email.html_text import html_to_text
+from connectors.records import Attachment
+
+MAX_DEPTH = 64
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def raw_header(msg: Message, name: str) -> str | None:
+    """The undecoded value of the first header called ``name`` (no parsing, cannot raise)."""
+    lowered = name.lower()
+    for key, value in msg.raw_items() if hasattr(msg, "raw_items") else msg.items():
+        if key.lower() == lowered:
+            return str(value)
+    return None
+
+
+def header_text(msg: Message, name: str) -> str | None:
+    """Decoded header text: RFC 2047 words resolved, folding removed. None when absent."""
+    raw = raw_header(msg, name)
+    if raw is None:
+        return None
+    try:
+        value = msg[name]
+        if value is not None:
+            return " ".join(str(value).split())
+    except Exception:  # noqa: BLE001 - fall through to the older decoder
+        pass
+    try:
+        return " ".join(str(make_header(decode_header(raw))).split())
+    except Exception:  # noqa: BLE001
+        return " ".join(raw.split())
+
+
+def header_addresses(msg: Message, name: str) -> list[tuple[str, str]]:
+    """[(display name, address)] of every header ``name``; structured parse first, plain split as fallback."""
+    pairs: list[tuple[str, str]] = []
+    try:
+        for header in msg.get_all(name) or []:
+            for address in getattr(header, "addresses", ()):
+                pairs.append((address.display_name or "", address.addr_spec or ""))
+        if pairs or not msg.get_all(name):
+            return [(n, a) for n, a in pairs if a and a != "<>"]
+    except Exception:  # noqa: BLE001
+        pairs = []
+    raw_values = [str(v) for k, v in _raw_items(msg) if k.lower() == name.lower()]
+    for display, address in getaddresses(raw_values):
+        try:
+            display = str(make_header(decode_header(display)))
+        except Exception:  # noqa: BLE001
+            pass
+        if address:
+            pairs.append((display, address))
+    return pairs
+
+
+def _raw_items(msg: Message) -> list[tuple[str, str]]:
+    return list(msg.raw_items()) if hasattr(msg, "raw_items") else list(msg.items())
+
+
+def leaf_parts(part: Message, depth: int = 0) -> Iterator[Message]:
+    """Non-multipart parts in order; an attached message/rfc822 is one leaf (it is an attachment, not body)."""
+    if depth > MAX_DEPTH:
+        return
+    if part.get_content_maintype() == "multipart" and part.is_multipart() and isinstance(part.get_payload(), list):
+        for sub in part.get_payload():
+            if isinstance(sub, Message):
+                yield from leaf_parts(sub, depth + 1)
+    else:
+        yield part
+
+
+def all_defects(msg: Message, depth: int = 0) -> list[str]:
+    """Names of the MIME defects Python reported anywhere in the message, first occurrence order."""
+    names: list[str] = []
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    while stack:
+        part, level = stack.pop(0)
+        for defect in getattr(part, "defects", []):
+            name = type(defect).__name__
+            if name not in names:
+                names.append(name)
+        if level < MAX_DEPTH and part.is_multipart():
+            payload = part.get_payload()
+            if isinstance(payload, list):
+                stack.extend((sub, level + 1) for sub in payload if isinstance(sub, Message))
+    return names
+
+
+def part_text(part: Message) -> str:
+    """Decoded text of a text/* part, whatever its charset claims; undecodable bytes become U+FFFD."""
+    try:
+        content = part.get_content() if isinstance(part, EmailMessage) else None
+        if isinstance(content, str):
+            return content
+    except Exception:  # noqa: BLE001 - unknown charset / broken transfer encoding: decode by hand below
+        pass
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:  # noqa: BLE001
+        payload = None
+    if payload is None:
+        raw = part.get_payload()
+        return raw if isinstance(raw, str) else ""
+    charset = _charset(part)
+    for candidate in (charset, "utf-8"):
+        try:
+            return payload.decode(candidate, errors="replace" if candidate == charset else "strict")
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return payload.decode("latin-1")
+
+
+def _charset(part: Message) -> str:
+    try:
+        return part.get_content_charset() or "utf-8"
+    except Exception:  # noqa: BLE001
+        return "utf-8"
+
+
+def _is_attachment_disposition(part: Message) -> bool:
+    try:
+        return (part.get_content_disposition() or "") == "attachment"
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _filename(part: Message) -> str | None:
+    try:
+        name = part.get_filename()
+    except Exception:  # noqa: BLE001
+        return None
+    return " ".join(str(name).split()) if name else None
+
+
+def find_body_part(msg: Message) -> Message | None:
+    """text/plain preferred, else text/html (RFC 2046 alternative rules via get_body), else any inline text."""
+    body: Message | None = None
+    if isinstance(msg, EmailMessage):
+        try:
+            body = msg.get_body(preferencelist=("plain", "html"))
+        except Exception:  # noqa: BLE001
+            body = None
+        if body is not None and body.get_content_subtype() == "plain" and not part_text(body).strip():
+            try:
+                body = msg.get_body(preferencelist=("html",)) or body
+            except Exception:  # noqa: BLE001
+                pass
+    if body is None:
+        for part in leaf_parts(msg):
+            if part.get_content_maintype() in ("text", "multipart") and not _is_attachment_disposition(part) \
+                    and not _filename(part):
+                return part  # a multipart leaf is one whose boundary was never found: its raw text is the body
+    return body
+
+
+def body_text(part: Message | None) -> tuple[str, str]:
+    """(text, kind) where kind is plain/html/<subtype>/none."""
+    if part is None:
+        return "", "none"
+    text = part_text(part)
+    subtype = part.get_content_subtype()
+    if part.get_content_maintype() == "multipart":
+        # Broken boundary: keep the raw text (MIME headers and all) rather than lose the message content.
+        lowered = text.lower()
+        return (html_to_text(text), "broken_multipart") if "<html" in lowered or "<body" in lowered \
+            else (text.strip("\n"), "broken_multipart")
+    if subtype == "html":
+        return html_to_text(text), "html"
+    if subtype == "enriched":
+        return _TAGS.sub("", text).strip(), "enriched"
+    return text.strip("\n"), subtype
+
+
+def attachments(msg: Message, body: Message | None) -> list[Attachment]:
+    """Every leaf that is not the body or one of its text alternatives, as a reference (name, size, sha256)."""
+    result: list[Attachment] = []
+    for number, part in enumerate(leaf_parts(msg)):
+        if part is body:
+            continue
+        maintype = part.get_content_maintype()
+        if maintype == "multipart":
+            continue  # an unsplittable multipart is body text (see find_body_part), never a file
+        name = _filename(part)
+        if maintype == "text" and not name and not _is_attachment_disposition(part):
+            continue  # an alternative rendering of the body, not an attachment
+        if part is msg and maintype == "text" and body is None and not name:
+            continue
+        data = _payload_bytes(part)
+        media_type = part.get_content_type()
+        if not name:
+            extension = ".eml" if media_type == "message/rfc822" else mimetypes.guess_extension(media_type) or ".bin"
+            name = f"part-{number}{extension}"
+        result.append(Attachment(
+            name=name,
+            size=len(data) if data is not None else None,
+            sha256=hashlib.sha256(data).hexdigest() if data is not None else None,
+            media_type=media_type,
+        ))
+    return result
+
+
+def _payload_bytes(part: Message) -> bytes | None:
+    try:
+        if part.get_content_maintype() == "message":
+            inner = part.get_payload()
+            if isinstance(inner, list) and inner:
+                return inner[0].as_bytes()
+        data = part.get_payload(decode=True)
+        if data is None:
+            raw = part.get_payload()
+            data = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else None
+        return data
+    except Exception:  # noqa: BLE001
+        return None

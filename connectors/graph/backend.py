@@ -1,0 +1,184 @@
+"""Connections to the graph store: embedded FalkorDB, a FalkorDB server, or Neo4j — always through graphiti's drivers.
+
+On FalkorDB a group id is its own graph, so there is one FalkorDriver(database=group_id) per group, prepared once:
+graphiti's indexes are built, then the datetime range indexes are dropped (FalkorDB ignores the upper bound of `<`/`<=`
+on indexed strings, which breaks as-of filters; notes/graphiti.md §7.2).
+"""
+
+import asyncio
+import datetime as dt
+import logging
+import os
+from typing import Any
+
+os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
+
+from graphiti_core.driver.driver import GraphDriver, GraphProvider  # noqa: E402
+from graphiti_core.helpers import parse_db_date  # noqa: E402
+
+from connectors.graph.config import ConfigError, GraphConfig, validate_group_id  # noqa: E402
+from connectors.graph.embedded_falkor import EmbeddedFalkor  # noqa: E402
+
+log = logging.getLogger(__name__)
+
+# (label pattern, property) of the range indexes graphiti creates on datetime strings; dropped on FalkorDB.
+FALKOR_DATETIME_INDEXES = [
+    ("()-[e:RELATES_TO]-()", "e", "valid_at"),
+    ("()-[e:RELATES_TO]-()", "e", "invalid_at"),
+    ("()-[e:RELATES_TO]-()", "e", "created_at"),
+    ("()-[e:RELATES_TO]-()", "e", "expired_at"),
+    ("(n:Episodic)", "n", "created_at"),
+    ("(n:Episodic)", "n", "valid_at"),
+    ("(n:Entity)", "n", "created_at"),
+]
+META_LABEL = "GraphfeedMeta"
+
+
+def as_datetime(value: Any) -> dt.datetime | None:
+    """A datetime read back from either store (FalkorDB: ISO string; Neo4j: neo4j.time.DateTime), tz-aware UTC."""
+    if value is None or value == "":
+        return None
+    parsed = parse_db_date(value) if not isinstance(value, dt.datetime) else value
+    if parsed is None:
+        return None
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=dt.timezone.utc)
+    return parsed.astimezone(dt.timezone.utc)
+
+
+async def drop_falkor_datetime_indexes(driver: Any, graph_name: str) -> list[str]:
+    """Idempotent: an index that is already gone is fine. Returns what was dropped."""
+    graph = driver.client.select_graph(graph_name)
+    dropped = []
+    for pattern, var, prop in FALKOR_DATETIME_INDEXES:
+        try:
+            await graph.query(f"DROP INDEX FOR {pattern} ON ({var}.{prop})")
+            dropped.append(f"{pattern}.{prop}")
+        except Exception as exc:  # FalkorDB raises a plain ResponseError
+            text = str(exc).lower()
+            if "not found" in text or "unable to drop" in text or "does not exist" in text or "no such" in text:
+                continue
+            raise
+    return dropped
+
+
+class GraphBackend:
+    """Owns the connection(s); hands out one prepared graphiti driver per group id."""
+
+    def __init__(self, config: GraphConfig):
+        self.config = config
+        self.embedded: EmbeddedFalkor | None = None
+        self._falkor_client: Any = None
+        self._neo4j: GraphDriver | None = None
+        self._drivers: dict[str, GraphDriver] = {}
+        self._lock = asyncio.Lock()
+
+    @property
+    def provider(self) -> GraphProvider:
+        return GraphProvider.NEO4J if self.config.backend == "neo4j" else GraphProvider.FALKORDB
+
+    async def open(self) -> None:
+        backend = self.config.backend
+        if backend == "falkordb-embedded":
+            from falkordb.asyncio import FalkorDB
+
+            self.embedded = EmbeddedFalkor(self.config.falkor_dir(), start_timeout=self.config.embedded_start_timeout)
+            await asyncio.to_thread(self.embedded.start)
+            self._falkor_client = FalkorDB(unix_socket_path=str(self.embedded.socket))
+        elif backend == "falkordb":
+            from falkordb.asyncio import FalkorDB
+
+            password = self.config.falkor_password.get_secret_value() if self.config.falkor_password else None
+            self._falkor_client = FalkorDB(host=self.config.falkor_host, port=self.config.falkor_port, password=password)
+        elif backend == "neo4j":
+            from graphiti_core.driver.neo4j_driver import Neo4jDriver
+
+            if self.config.neo4j_password is None:
+                raise ConfigError("backend neo4j needs neo4j_password")
+            self._neo4j = Neo4jDriver(self.config.neo4j_uri, self.config.neo4j_user,
+                                      self.config.neo4j_password.get_secret_value(),
+                                      database=self.config.neo4j_database)
+            await self._await_init(self._neo4j)
+            await self._neo4j.build_indices_and_constraints()
+            await self._neo4j.execute_query("CALL db.awaitIndexes(120)")
+        else:  # pragma: no cover - pydantic Literal guards this
+            raise ConfigError(f"unknown graph backend {backend!r}")
+
+    async def close(self) -> None:
+        for driver in list(self._drivers.values()):
+            await self._await_init(driver)
+        self._drivers.clear()
+        if self._neo4j is not None:
+            await self._neo4j.close()
+            self._neo4j = None
+        if self._falkor_client is not None:
+            try:
+                await self._falkor_client.aclose()
+            except Exception:  # connection already gone (server crashed): nothing to close
+                log.debug("closing the FalkorDB client failed", exc_info=True)
+            self._falkor_client = None
+        if self.embedded is not None:
+            await asyncio.to_thread(self.embedded.stop)
+            self.embedded = None
+
+    @staticmethod
+    async def _await_init(driver: Any) -> None:
+        """graphiti drivers built inside a running loop schedule build_indices as a background task: finish it."""
+        task = getattr(driver, "_init_task", None)
+        if task is not None and not task.done():
+            try:
+                await task
+            except Exception:
+                log.debug("graphiti's background index build failed", exc_info=True)
+
+    async def driver(self, group_id: str) -> GraphDriver:
+        validate_group_id(group_id)
+        if self.provider == GraphProvider.NEO4J:
+            assert self._neo4j is not None, "GraphBackend.open() first"
+            return self._neo4j
+        async with self._lock:
+            if group_id in self._drivers:
+                return self._drivers[group_id]
+            if self._falkor_client is None:
+                raise RuntimeError("GraphBackend.open() first")
+            if self.embedded is not None:
+                await asyncio.to_thread(self.embedded.ensure_alive)
+            from graphiti_core.driver.falkordb_driver import FalkorDriver
+
+            driver = FalkorDriver(falkor_db=self._falkor_client, database=group_id)
+            await self._await_init(driver)
+            await driver.build_indices_and_constraints()
+            await drop_falkor_datetime_indexes(driver, group_id)
+            self._drivers[group_id] = driver
+            return driver
+
+    async def query(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one parameterised query, rows as dicts, on the group's graph."""
+        driver = await self.driver(group_id)
+        if self.provider == GraphProvider.NEO4J:
+            result = await driver.execute_query(cypher, params=params)
+            records = result.records if hasattr(result, "records") else result[0]
+            return [dict(r) for r in records]
+        result = await driver.execute_query(cypher, **params)
+        if result is None:
+            return []
+        return [dict(r) for r in result[0]]
+
+    async def group_ids(self) -> list[str]:
+        """Groups graphfeed has written (those with a meta node)."""
+        if self.provider == GraphProvider.NEO4J:
+            assert self._neo4j is not None
+            result = await self._neo4j.execute_query(f"MATCH (m:{META_LABEL}) RETURN m.group_id AS g", params={})
+            return sorted(r["g"] for r in result.records)
+        graphs = await self._falkor_client.list_graphs()
+        found = []
+        for name in graphs:
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            try:
+                validate_group_id(name)
+            except ConfigError:
+                continue
+            rows = await self._falkor_client.select_graph(name).ro_query(f"MATCH (m:{META_LABEL}) RETURN count(m)")
+            if rows.result_set and rows.result_set[0][0]:
+                found.append(name)
+        return sorted(found)

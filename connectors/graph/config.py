@@ -1,0 +1,71 @@
+"""How graphfeed reaches its graph: which backend, which embedder. Secrets are SecretStr and never printed."""
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr
+
+GROUP_ID_PATTERN = re.compile(r"^[A-Za-z0-9_]+$")
+
+
+class ConfigError(ValueError):
+    """A setting that cannot work; the message says which and what to do."""
+
+
+class EmbedderMismatch(RuntimeError):
+    """The graph was written with another embedder/dimension: mixing vectors breaks cosine search."""
+
+
+def validate_group_id(group_id: str) -> str:
+    """Only [A-Za-z0-9_]: a hyphen silently breaks BM25 on FalkorDB and the id is also the FalkorDB graph name."""
+    if not isinstance(group_id, str) or not GROUP_ID_PATTERN.match(group_id):
+        raise ConfigError(
+            f"group id {group_id!r} is not allowed: use only letters, digits and '_' "
+            "(e.g. 'confluence_PHX', not 'confluence:PHX' or 'acme-prod')")
+    return group_id
+
+
+class GraphConfig(BaseModel):
+    backend: Literal["falkordb-embedded", "falkordb", "neo4j"] = "falkordb-embedded"
+    home: Path = Field(default_factory=lambda: Path(".graphfeed"))
+    falkor_host: str = "localhost"
+    falkor_port: int = 6379
+    falkor_password: SecretStr | None = None
+    neo4j_uri: str = "bolt://localhost:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = None
+    neo4j_database: str = "neo4j"
+    embedder: Literal["minilm-local", "openai"] = "minilm-local"
+    embedder_model: str = "all-MiniLM-L6-v2"
+    embedder_base_url: str | None = None
+    embedder_api_key: SecretStr | None = None
+    embedding_dim: int = 384
+    domain_orgs: dict[str, str] = Field(default_factory=dict)
+    # Per source: "structured" (system-of-record fields), "llm" (Graphiti add_episode), "both".
+    extraction: dict[str, Literal["structured", "llm", "both"]] = Field(default_factory=dict)
+    embedded_start_timeout: float = 20.0
+
+    def falkor_dir(self) -> Path:
+        return Path(self.home) / "falkordb"
+
+    def extraction_mode(self, source: str) -> str:
+        return self.extraction.get(source, "structured")
+
+    def embedder_identity(self) -> str:
+        """What is recorded in the graph: a change of any part means different vectors."""
+        if self.embedder == "minilm-local":
+            return "minilm-local:all-MiniLM-L6-v2"
+        return f"openai:{self.embedder_model}"
+
+    def check(self) -> "GraphConfig":
+        if self.embedder == "minilm-local" and self.embedding_dim != 384:
+            raise ConfigError(f"embedder minilm-local produces 384-d vectors, embedding_dim={self.embedding_dim}")
+        for source, mode in self.extraction.items():
+            if mode in ("llm", "both"):
+                raise ConfigError(
+                    f"extraction mode {mode!r} for source {source!r} is not implemented yet "
+                    "(LLM extraction through Graphiti add_episode comes in a later issue); use 'structured'")
+        if self.backend == "neo4j" and self.neo4j_password is None:
+            raise ConfigError("backend neo4j needs neo4j_password")
+        return self

@@ -1,0 +1,104 @@
+"""Fact search through Graphiti's own hybrid search (BM25 + cosine + BFS, RRF), with bi-temporal as-of filtering.
+
+as_of=d keeps facts valid at d (valid_at <= d and (invalid_at is null or invalid_at > d)); without as_of the facts true
+now come first, then history. Each hit names its source episode(s) so an answer can be traced to the record.
+"""
+
+import datetime as dt
+from typing import Any
+
+from graphiti_core.search.search_config import EdgeReranker, EdgeSearchConfig, EdgeSearchMethod, SearchConfig
+from graphiti_core.search.search_filters import ComparisonOperator, DateFilter, SearchFilters
+from pydantic import BaseModel, Field
+
+from connectors.graph.backend import as_datetime
+from connectors.graph.config import validate_group_id
+from connectors.records import as_utc
+
+# History can outrank current facts in RRF; fetch more candidates than asked so "current first" has material.
+CANDIDATE_FACTOR = 3
+
+
+class EpisodeRef(BaseModel):
+    uuid: str
+    name: str                      # = source_key
+    source: str | None = None      # source system (email, jira, ...)
+    source_description: str | None = None
+
+
+class FactHit(BaseModel):
+    uuid: str
+    fact: str
+    name: str                      # relation (HAS_CONTACT, SENT_TO, ...)
+    subject: str | None = None     # entity names
+    object: str | None = None
+    valid_at: dt.datetime | None = None
+    invalid_at: dt.datetime | None = None
+    created_at: dt.datetime | None = None
+    expired_at: dt.datetime | None = None
+    episodes: list[EpisodeRef] = Field(default_factory=list)
+
+    def holds_at(self, moment: dt.datetime) -> bool:
+        return (self.valid_at is None or self.valid_at <= moment) and (self.invalid_at is None or self.invalid_at > moment)
+
+
+def search_config(limit: int) -> SearchConfig:
+    """Our own config object per call: Graphiti.search mutates its shared recipe's limit (notes §7.8)."""
+    return SearchConfig(edge_config=EdgeSearchConfig(
+        search_methods=[EdgeSearchMethod.bm25, EdgeSearchMethod.cosine_similarity, EdgeSearchMethod.bfs],
+        reranker=EdgeReranker.rrf), limit=limit)
+
+
+def as_of_filter(moment: dt.datetime) -> SearchFilters:
+    """Outer lists are OR, inner lists AND (graphiti SearchFilters)."""
+    return SearchFilters(
+        valid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.less_than_equal)]],
+        invalid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.greater_than)],
+                    [DateFilter(comparison_operator=ComparisonOperator.is_null)]])
+
+
+async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.datetime | None = None,
+                       limit: int = 10) -> list[FactHit]:
+    validate_group_id(group_id)
+    graphiti = await writer.graphiti(group_id)
+    driver = await writer.backend.driver(group_id)
+    if as_of is not None:
+        moment = as_utc(as_of)
+        results = await graphiti.search_(query, config=search_config(limit), group_ids=[group_id],
+                                         search_filter=as_of_filter(moment), driver=driver)
+        edges = [e for e in results.edges if _holds(e, moment)]      # belt and braces against index quirks
+    else:
+        now = writer.clock()
+        results = await graphiti.search_(query, config=search_config(limit * CANDIDATE_FACTOR), group_ids=[group_id],
+                                         driver=driver)
+        ranked = list(results.edges)
+        edges = [e for e in ranked if _holds(e, now)] + [e for e in ranked if not _holds(e, now)]
+    edges = edges[:limit]
+    return await _to_hits(writer, group_id, edges)
+
+
+def _holds(edge: Any, moment: dt.datetime) -> bool:
+    valid_at, invalid_at = as_datetime(edge.valid_at), as_datetime(edge.invalid_at)
+    return (valid_at is None or valid_at <= moment) and (invalid_at is None or invalid_at > moment)
+
+
+async def _to_hits(writer: Any, group_id: str, edges: list[Any]) -> list[FactHit]:
+    if not edges:
+        return []
+    episode_ids = sorted({ep for e in edges for ep in (e.episodes or [])})
+    node_ids = sorted({u for e in edges for u in (e.source_node_uuid, e.target_node_uuid)})
+    episodes: dict[str, EpisodeRef] = {}
+    if episode_ids:
+        rows = await writer.backend.query(
+            group_id, "MATCH (n:Episodic) WHERE n.uuid IN $uuids RETURN n.uuid AS uuid, n.name AS name, "
+                      "n.source_system AS source, n.source_description AS source_description", uuids=episode_ids)
+        episodes = {r["uuid"]: EpisodeRef(**r) for r in rows}
+    rows = await writer.backend.query(group_id, "MATCH (n:Entity) WHERE n.uuid IN $uuids RETURN n.uuid AS uuid, "
+                                                "n.name AS name", uuids=node_ids)
+    names = {r["uuid"]: r["name"] for r in rows}
+    return [FactHit(uuid=e.uuid, fact=e.fact, name=e.name, subject=names.get(e.source_node_uuid),
+                    object=names.get(e.target_node_uuid), valid_at=as_datetime(e.valid_at),
+                    invalid_at=as_datetime(e.invalid_at), created_at=as_datetime(e.created_at),
+                    expired_at=as_datetime(e.expired_at),
+                    episodes=[episodes.get(ep) or EpisodeRef(uuid=ep, name="") for ep in (e.episodes or [])])
+            for e in edges]

@@ -1,0 +1,78 @@
+"""Episode/FactSet -> graphiti-core's own models (EpisodicNode, EntityNode, EntityEdge, EpisodicEdge).
+
+Pure mapping: the writer decides times and merges with what is stored, this module only shapes the objects so that any
+Graphiti reader (its search, its MCP server) reads exactly what we write.
+"""
+
+import datetime as dt
+import uuid
+from typing import Any
+
+from graphiti_core.edges import EntityEdge, EpisodicEdge
+from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
+
+from transforms.episode import Episode
+from transforms.facts import FACT_NAMESPACE, EntitySpec, FactSpec
+
+# Sources whose content is a conversation turn; everything else is prose.
+MESSAGE_SOURCES = frozenset({"email", "chat", "slack", "teams"})
+
+
+def episode_type(episode: Episode) -> EpisodeType:
+    return EpisodeType.message if episode.source in MESSAGE_SOURCES else EpisodeType.text
+
+
+def source_description(episode: Episode) -> str:
+    """'email/email intent=decision': readable by Graphiti readers, which show source_description as provenance."""
+    return f"{episode.source}/{episode.metadata.kind} intent={episode.intent}"
+
+
+def episodic_node(episode: Episode, *, created_at: dt.datetime, entity_edges: list[str]) -> EpisodicNode:
+    return EpisodicNode(
+        uuid=episode.id, name=episode.metadata.source_key, group_id=episode.group_id, source=episode_type(episode),
+        source_description=source_description(episode), content=episode.content, valid_at=episode.timestamp,
+        created_at=created_at, entity_edges=entity_edges)
+
+
+def episode_properties(episode: Episode) -> dict[str, Any]:
+    """Extra Episodic properties set after the bulk write (graphiti's bulk query stores a fixed property set).
+
+    Graphiti's own `source` property holds the EpisodeType (message/text) and its readers parse it, so the source
+    system goes into `source_system`.
+    """
+    return {
+        "uuid": episode.id,
+        "intent": episode.intent,
+        "intent_confidence": float(episode.intent_confidence),
+        "references": list(episode.references),
+        "source_system": episode.source,
+        "kind": episode.metadata.kind,
+        "fingerprint": episode.fingerprint,
+        "title": episode.metadata.title,
+    }
+
+
+def entity_node(spec: EntitySpec, group_id: str, *, name: str, created_at: dt.datetime,
+                embedding: list[float] | None) -> EntityNode:
+    return EntityNode(uuid=spec.uuid, name=name, group_id=group_id, labels=[spec.label], summary=spec.summary,
+                      attributes=dict(spec.attributes), created_at=created_at, name_embedding=embedding)
+
+
+def entity_edge(fact: FactSpec, group_id: str, *, episodes: list[str], valid_at: dt.datetime | None,
+                invalid_at: dt.datetime | None, expired_at: dt.datetime | None, created_at: dt.datetime,
+                embedding: list[float] | None) -> EntityEdge:
+    attributes: dict[str, Any] = dict(fact.attributes)
+    if fact.single_valued:
+        attributes["slot"] = fact.single_valued
+    if fact.invalid_at is not None:
+        attributes["source_invalid_at"] = fact.invalid_at
+    return EntityEdge(uuid=fact.uuid, group_id=group_id, source_node_uuid=fact.subject, target_node_uuid=fact.object,
+                      name=fact.predicate, fact=fact.fact, episodes=episodes, created_at=created_at,
+                      valid_at=valid_at, invalid_at=invalid_at, expired_at=expired_at, reference_time=valid_at,
+                      fact_embedding=embedding, attributes=attributes)
+
+
+def mention_edge(episode_uuid: str, entity_uuid: str, group_id: str, created_at: dt.datetime) -> EpisodicEdge:
+    edge_id = str(uuid.uuid5(FACT_NAMESPACE, f"MENTIONS\x1f{episode_uuid}\x1f{entity_uuid}"))
+    return EpisodicEdge(uuid=edge_id, group_id=group_id, source_node_uuid=episode_uuid, target_node_uuid=entity_uuid,
+                        created_at=created_at)

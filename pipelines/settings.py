@@ -1,0 +1,50 @@
+"""Environment-driven settings shared by the Dagster resources and the CLI.
+
+Only non-secret knobs live here (paths, thresholds). Secrets are read through dagster.EnvVar in resources and never
+copied into logs or metadata.
+"""
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_EXPORTS = REPO_ROOT / "sample" / "exports"
+SOURCES = ("email",)
+
+DEFAULT_START_DATE = "2026-01-01"
+
+
+def home() -> Path:
+    """Where graphfeed keeps its state: staging, models, ledger, embedded graph. GRAPHFEED_HOME, else ./.graphfeed."""
+    return Path(os.environ.get("GRAPHFEED_HOME") or (Path.cwd() / ".graphfeed")).resolve()
+
+
+def exports_dir() -> Path:
+    """Root of the export folders (<root>/<source>/...). Defaults to the bundled sample company."""
+    return Path(os.environ.get("GRAPHFEED_EXPORTS_DIR") or SAMPLE_EXPORTS)
+
+
+def export_paths(source: str) -> list[str]:
+    """GRAPHFEED_<SOURCE>_EXPORTS (os.pathsep-separated files/folders) or <exports dir>/<source>."""
+    explicit = os.environ.get(f"GRAPHFEED_{source.upper()}_EXPORTS")
+    if explicit:
+        return [p for p in explicit.split(os.pathsep) if p]
+    return [str(exports_dir() / source)]
+
+
+def start_date() -> str:
+    return os.environ.get("GRAPHFEED_START_DATE", DEFAULT_START_DATE)
+
+
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return float(raw) if raw not in (None, "") else default
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return int(raw) if raw not in (None, "") else default
+
+
+def env_list(name: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]

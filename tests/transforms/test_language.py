@@ -1,0 +1,64 @@
+"""detect_language: en/de/zh routing, CJK pre-check, short-text default; checked on real corpus sentences."""
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from transforms.language import detect_language
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Hello, could you please confirm the delivery date for the Acme order?", "en"),
+    ("Können Sie bitte den Liefertermin für die Bestellung bestätigen? Vielen Dank!", "de"),
+    ("Wir haben das Angebot von Acme Corp erhalten und prüfen es bis Freitag.", "de"),
+    ("请查看附件Q3报价单_V2.pdf和合同草案.docx，相关工单ABC-123，链接：https://example.cn/a/b。", "zh"),
+    ("请把Acme Corporation GmbH的报价发给我", "zh"),
+    ("好的，谢谢", "zh"),
+])
+def test_given_text_when_detected_then_language(text, expected):
+    assert detect_language(text) == expected
+
+
+@pytest.mark.parametrize("text", ["OK", "Danke!", "Re: SALES-1423", "Meeting um 10 Uhr", "", "   ", "12345 67"])
+def test_given_too_short_text_when_detected_then_default(text):
+    assert detect_language(text) == "en"
+    assert detect_language(text, default="de") == "de"
+
+
+def test_given_locale_style_default_when_detected_then_primary_subtag_or_en():
+    assert detect_language("ok", default="de-DE") == "de"
+    assert detect_language("ok", default="zh_CN") == "zh"
+    assert detect_language("ok", default="fr") == "en"
+
+
+def test_given_latin_text_when_detected_then_never_zh():
+    text = "Xiaomi Huawei Zhongguancun Beijing Shenzhen Guangzhou Hangzhou Tencent Alibaba"
+    assert detect_language(text) in {"en", "de"}
+
+
+def test_given_ids_and_urls_when_detected_then_they_do_not_count_as_letters():
+    # Long but only ids: falls back to the default instead of guessing.
+    text = "https://acme.atlassian.net/browse/SALES-1423 0065g00000XyZ12AAF anna.mueller@firma.de OPS-77"
+    assert detect_language(text, default="de") == "de"
+
+
+def test_given_real_english_email_sentences_when_detected_then_english():
+    path = CORPUS / "intent" / "parakweet_email_intent" / "Ask0729-fixed.txt"
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    sentences = [line.split("\t", 1)[1] for line in lines if "\t" in line]
+    long_enough = [s for s in sentences if sum(c.isalpha() for c in s) >= 40][:1000]
+    assert len(long_enough) >= 500
+    english = sum(detect_language(s) == "en" for s in long_enough)
+    assert english / len(long_enough) >= 0.98
+
+
+def test_given_real_jira_summaries_when_detected_then_mostly_english():
+    path = CORPUS / "intent" / "jira_resolution_labels" / "tidev_jira_resolution_labels.csv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        summaries = [row["summary"] for _, row in zip(range(2000), csv.DictReader(handle))]
+    judged = [s for s in summaries if sum(c.isalpha() for c in s) >= 30]
+    english = sum(detect_language(s) == "en" for s in judged)
+    assert english / len(judged) >= 0.98

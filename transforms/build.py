@@ -1,0 +1,94 @@
+"""SourceRecord -> Episode: language, reply stripping, normalisation, intent, references, fingerprint.
+
+Work is done in batches so the classifier and NER see many texts per call (spaCy's pipe is several times faster
+than one call per text). Everything here is deterministic for a given model.
+"""
+
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from connectors.records import SourceRecord
+from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
+from transforms.fingerprint import fingerprint
+from transforms.language import detect_language
+from transforms.quotes import strip_reply
+from transforms.references import ReferenceConfig, extract_references_batch
+from transforms.text import normalise
+
+
+class IntentPredictor(Protocol):
+    def predict(self, texts: Sequence[str], languages: Sequence[str] | None = None,
+                threshold: float = 0.5) -> list[tuple[str, float]]: ...
+
+
+class EpisodeSettings(BaseModel):
+    group_id: str = "graphfeed"
+    intent_threshold: float = 0.5
+    references: ReferenceConfig = ReferenceConfig()
+    batch_size: int = 256
+
+
+def record_text(record: SourceRecord) -> str:
+    """What an episode says: the title on its own line, then the body without quoted replies and signatures."""
+    body = strip_reply(record.body) if record.kind == "email" else record.body
+    text = f"{record.title}\n\n{body}" if record.title and body else (record.title or body)
+    return normalise(text)
+
+
+def _batches(items: Iterable[SourceRecord], size: int) -> Iterator[list[SourceRecord]]:
+    it = iter(items)
+    while batch := list(islice(it, size)):
+        yield batch
+
+
+def build_episodes(records: Iterable[SourceRecord], classifier: IntentPredictor,
+                   settings: EpisodeSettings) -> Iterator[Episode]:
+    for batch in _batches(records, settings.batch_size):
+        contents = [record_text(r) for r in batch]
+        languages = [r.language or detect_language(c) for r, c in zip(batch, contents)]
+        intents = classifier.predict(contents, languages, threshold=settings.intent_threshold)
+        refs = extract_references_batch(
+            contents, languages,
+            attachments=[r.attachments for r in batch],
+            message_ids=[[k for k in (r.parent_key, *r.related_keys) if k] for r in batch],
+            config=settings.references,
+        )
+        for record, content, language, (intent, confidence), references in zip(batch, contents, languages, intents, refs):
+            yield make_episode(record, content, language, intent, confidence, [ref.id for ref in references], settings)
+
+
+def make_episode(record: SourceRecord, content: str, language: str, intent: str, confidence: float,
+                 references: list[str], settings: EpisodeSettings) -> Episode:
+    actor = record.actor
+    return Episode(
+        id=episode_id(record.source, record.source_key, record.version),
+        group_id=settings.group_id,
+        timestamp=record.occurred_at,
+        source=record.source,
+        actor=EpisodeActor(type=actor.type, id=actor.id, name=actor.name, email=actor.email),
+        intent=intent,
+        intent_confidence=round(float(confidence), 4),
+        content=content,
+        metadata=EpisodeMetadata(
+            source_key=record.source_key,
+            kind=record.kind,
+            version=record.version,
+            title=record.title,
+            url=record.url,
+            thread_key=record.thread_key,
+            parent_key=record.parent_key,
+            related_keys=record.related_keys,
+            language=language,
+            occurred_at=record.occurred_at,
+            updated_at=record.updated_at,
+            origin=record.origin,
+            participants=record.participants,
+            attachments=record.attachments,
+            fields=record.fields,
+        ),
+        references=references,
+        fingerprint=fingerprint(intent, content, actor.id),
+    )
