@@ -1,4 +1,4 @@
-"""The asset chain every source gets: <source>/raw_records -> <source>/episodes (-> <source>/graph).
+"""The asset chain every source gets: <source>/raw_records -> <source>/episodes -> <source>/graph.
 
 All assets are daily-partitioned with a single-run backfill policy: a UI backfill over a date range is one run that
 reads the export files once.
@@ -8,11 +8,23 @@ import datetime as dt
 
 import dagster as dg
 
+from assets.graph_steps import IngestLimits, ingest
 from assets.intent_model import INTENT_MODEL_KEY
 from assets.steps import EPISODES, FAILURES, RAW, stage_episodes, stage_raw_records
+from connectors.graph.config import EmbedderMismatch
 from connectors.registry import export_reader
 from pipelines.partitions import DAILY
-from pipelines.resources import EpisodeConfig, ExportsResource, HomeResource, IntentModelResource
+from pipelines.resources import (
+    EpisodeConfig,
+    ExportsResource,
+    GraphResource,
+    HomeResource,
+    IngestConfig,
+    IntentModelResource,
+    LedgerResource,
+)
+
+GRAPH_POOL = "graph_write"
 
 SINGLE_RUN = dg.BackfillPolicy.single_run()
 
@@ -53,6 +65,7 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
         return dg.MaterializeResult(metadata={
             "dagster/row_count": stats.records,
             "records": stats.distinct_records,
+            "records_read": stats.records_read,
             "failures": stats.failures,
             "failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
             **{f"failures/{cls}": n for cls, n in sorted(stats.failures_by_class.items())},
@@ -92,6 +105,7 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
                 "records": stats.records,
                 "episodes": stats.episodes,
                 "failures": stats.failures,
+                "build_failures": stats.build_failures,
                 "duplicates": stats.duplicates,
                 "dedup_rate": dg.MetadataValue.float(round(stats.dedup_rate, 4)),
                 **{f"intent/{name}": n for name, n in sorted(stats.intents.items())},
@@ -112,4 +126,76 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
             ],
         )
 
-    return [raw_records, episodes]
+    graph_key = dg.AssetKey([source, "graph"])
+
+    @dg.asset(
+        key=graph_key,
+        group_name=source,
+        partitions_def=DAILY,
+        backfill_policy=SINGLE_RUN,
+        deps=[episodes],
+        tags=tags,
+        kinds={"graphiti"},
+        pool=GRAPH_POOL,
+        check_specs=[
+            dg.AssetCheckSpec("embedder_matches", asset=graph_key, blocking=True,
+                              description="The graph was written with the embedder and dimension this run uses."),
+            dg.AssetCheckSpec("ingest_failure_rate_below_bound", asset=graph_key,
+                              description="Share of attempted episodes that failed stays below the bound."),
+            dg.AssetCheckSpec("backlog_not_growing", asset=graph_key,
+                              description="The ledger backlog did not rise run after run."),
+        ],
+        description=f"{source} episodes (and the backlog) written to the Graphiti graph in bounded batches; "
+                    "the ledger records every episode's status.",
+    )
+    def graph_ingest(context: dg.AssetExecutionContext, home: HomeResource, graph: GraphResource, ledger: LedgerResource,
+              ingest_config: IngestConfig) -> dg.MaterializeResult:
+        limits = IngestLimits(batch_size=ingest_config.batch_size, max_episodes=ingest_config.max_episodes_per_run,
+                              max_cost_usd=ingest_config.max_cost_per_run_usd, max_attempts=ingest_config.max_attempts,
+                              backoff_seconds=ingest_config.retry_backoff_seconds)
+        with ledger.open(home.root) as book, graph.writer(home.root) as writer:
+            try:
+                stats = ingest(book, writer, home.staging(), source, context.partition_keys, limits,
+                               run_id=f"{context.run_id}:{source}", growth_runs=ingest_config.backlog_growth_runs)
+            except EmbedderMismatch as exc:
+                context.log.error(str(exc))
+                return dg.MaterializeResult(
+                    metadata={"ingested": 0, "error": str(exc)},
+                    check_results=[dg.AssetCheckResult(check_name="embedder_matches", passed=False,
+                                                       metadata={"error": str(exc)}),
+                                   dg.AssetCheckResult(check_name="ingest_failure_rate_below_bound", passed=True),
+                                   dg.AssetCheckResult(check_name="backlog_not_growing", passed=True)])
+        if stats.stopped_by:
+            context.log.warning("stopped by %s: %d episodes stay pending for the next run", stats.stopped_by,
+                                stats.backlog)
+        bound = ingest_config.max_failure_rate
+        return dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": stats.ingested,
+                "ingested": stats.ingested,
+                "duplicates": stats.duplicates,
+                "failed": stats.failed,
+                "quarantined": stats.quarantined,
+                "backlog": stats.backlog,
+                "batches": stats.batches,
+                "entities_written": stats.entities_written,
+                "facts_written": stats.facts_written,
+                "facts_invalidated": stats.facts_invalidated,
+                "llm_tokens_in": stats.tokens_in,
+                "llm_tokens_out": stats.tokens_out,
+                "llm_cost_usd": dg.MetadataValue.float(stats.cost_usd),
+                "seconds_per_episode_p50": dg.MetadataValue.float(round(stats.percentile(50), 4)),
+                "seconds_per_episode_p95": dg.MetadataValue.float(round(stats.percentile(95), 4)),
+                "stopped_by": stats.stopped_by or "",
+            },
+            check_results=[
+                dg.AssetCheckResult(check_name="embedder_matches", passed=True),
+                dg.AssetCheckResult(check_name="ingest_failure_rate_below_bound", passed=stats.failure_rate <= bound,
+                                    metadata={"failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
+                                              "bound": dg.MetadataValue.float(bound)}),
+                dg.AssetCheckResult(check_name="backlog_not_growing", passed=not stats.backlog_growing,
+                                    metadata={"backlog": stats.backlog}),
+            ],
+        )
+
+    return [raw_records, episodes, graph_ingest]

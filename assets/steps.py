@@ -4,6 +4,9 @@ raw records: read the export once for the whole partition range (a backfill read
 and route each record to the day partitions whose window holds its updated_at (a window reaches `overlap` back into
 the previous day; the ledger's fingerprint dedup absorbs the repeat). Failures are staged with the range's last
 partition, the night being processed.
+
+The failure rate is failures / everything the run read. An export file is read whole (a broken message often has no
+date to place it in a day), so the rate describes the export's health, not one day's share of it.
 """
 
 import datetime as dt
@@ -24,24 +27,27 @@ from transforms.episode import Episode
 
 RAW = "raw_records"
 FAILURES = "failures"
+READ_STATS = "read_stats"
 EPISODES = "episodes"
+EPISODE_FAILURES = "episode_failures"
 
 
 class RawStats(BaseModel):
     records: int = 0                      # record placements (a record in two overlapping partitions counts twice)
-    distinct_records: int = 0
+    distinct_records: int = 0             # records placed in at least one partition of the range
+    records_read: int = 0                 # every good record the reader produced, inside the range or not
     failures: int = 0
     failures_by_class: dict[str, int] = Field(default_factory=dict)
     per_partition: dict[str, int] = Field(default_factory=dict)
 
     @property
     def failure_rate(self) -> float:
-        total = self.distinct_records + self.failures
+        total = self.records_read + self.failures
         return self.failures / total if total else 0.0
 
 
 def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_keys: Sequence[str],
-                      overlap: dt.timedelta) -> RawStats:
+                      overlap: dt.timedelta, whole_export: bool = True) -> RawStats:
     windows = {key: day_window(key) for key in partition_keys}
     read_window = TimeWindow(start=min(s for s, _ in windows.values()) - overlap, end=max(e for _, e in windows.values()))
     writers: dict[str, StagedFile] = {key: staging.writer(source, RAW, key) for key in partition_keys}
@@ -49,11 +55,12 @@ def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_k
     stats = RawStats()
     classes: Counter[str] = Counter()
     try:
-        for item in reader.read(read_window):
+        for item in reader.read(None if whole_export else read_window):
             if isinstance(item, RecordFailure):
                 failures.write(item)
                 classes[item.error_class.value] += 1
                 continue
+            stats.records_read += 1
             placed = False
             for key, (start, end) in windows.items():
                 if start - overlap <= item.updated_at < end:
@@ -71,6 +78,7 @@ def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_k
     stats.records = sum(stats.per_partition.values())
     stats.failures = failures.rows
     stats.failures_by_class = dict(classes)
+    staging.write_all(source, READ_STATS, partition_keys[-1], [stats.model_dump(include={"records_read", "failures"})])
     return stats
 
 
@@ -78,7 +86,9 @@ class EpisodeStats(BaseModel):
     records: int = 0
     episodes: int = 0
     duplicates: int = 0
-    failures: int = 0
+    failures: int = 0                     # read failures staged for these partitions, plus build failures below
+    build_failures: int = 0               # records that could not become an episode
+    records_read: int = 0                 # what the reads behind those failures produced
     empty_content: int = 0
     missing_intent_or_fingerprint: int = 0
     intents: dict[str, int] = Field(default_factory=dict)
@@ -93,7 +103,7 @@ class EpisodeStats(BaseModel):
 
     @property
     def failure_rate(self) -> float:
-        total = self.records + self.failures
+        total = self.records_read + self.failures
         return self.failures / total if total else 0.0
 
 
@@ -104,14 +114,20 @@ def stage_episodes(staging: Staging, source: str, partition_keys: Sequence[str],
     languages: Counter[str] = Counter()
     for key in partition_keys:
         records = (SourceRecord.model_validate(row) for row in staging.rows(source, RAW, key))
-        if staging.exists(source, FAILURES, key):
-            stats.failures += sum(1 for _ in staging.rows(source, FAILURES, key))
+        if staging.exists(source, READ_STATS, key):
+            for row in staging.rows(source, READ_STATS, key):
+                stats.failures += row["failures"]
+                stats.records_read += row["records_read"]
         fd, candidates = tempfile.mkstemp(prefix=f"{source}-{key}-", suffix=".jsonl")
+        build_failures = staging.writer(source, EPISODE_FAILURES, key)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                for episode in build_episodes(records, classifier, settings):
+                for episode in build_episodes(records, classifier, settings, on_failure=build_failures.write):
                     fh.write(episode.model_dump_json() + "\n")
                     stats.records += 1
+            build_failures.commit()
+            stats.build_failures += build_failures.rows
+            stats.failures += build_failures.rows
 
             def stream():
                 with open(candidates, encoding="utf-8") as fh:
@@ -133,6 +149,9 @@ def stage_episodes(staging: Staging, source: str, partition_keys: Sequence[str],
                 out.abort()
                 raise
             out.commit()
+        except BaseException:
+            build_failures.abort()
+            raise
         finally:
             os.unlink(candidates)
         stats.per_partition[key] = out.rows

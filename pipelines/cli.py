@@ -2,6 +2,9 @@
 
   graphfeed preview --source email PATH...   episodes as JSON lines on stdout, failures on stderr (no state written)
   graphfeed run [--date D | --from A --to B] [--source S]   the nightly job, in-process, recorded in the Dagster instance
+  graphfeed search "QUERY" [--as-of DATE] [--group G] [--limit N] [--json]   what the graph knows (now, or on a date)
+  graphfeed ledger [--source S]             episode counts by status and the latest failures
+  graphfeed ledger replay [--source S] [--status quarantined,failed]   re-queue failed episodes
 """
 
 import argparse
@@ -16,6 +19,8 @@ os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 EXIT_OK = 0
 EXIT_USAGE = 2
+SUMMARY_FIGURES = ("records", "episodes", "failures", "duplicates", "dedup_rate", "ingested", "facts_written",
+                   "facts_invalidated", "quarantined", "backlog", "total_ingested", "total_backlog")
 
 
 def _usage_error(message: str) -> int:
@@ -54,17 +59,20 @@ def cmd_preview(args: argparse.Namespace) -> int:
     )
     failures = 0
 
-    def records():
+    def report(failure: RecordFailure) -> None:
         nonlocal failures
+        failures += 1
+        print(f"FAILURE {failure.describe()}", file=sys.stderr)
+
+    def records():
         for item in export_reader(args.source, args.paths).read(None):
             if isinstance(item, RecordFailure):
-                failures += 1
-                print(f"FAILURE {item.describe()}", file=sys.stderr)
+                report(item)
             else:
                 yield item
 
     with tempfile.NamedTemporaryFile("w+", suffix=".jsonl", encoding="utf-8") as tmp:
-        for episode in build_episodes(records(), classifier, config):
+        for episode in build_episodes(records(), classifier, config, on_failure=report):
             tmp.write(episode.model_dump_json() + "\n")
         tmp.flush()
 
@@ -119,16 +127,77 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False)
         label = day
-    for event in result.get_asset_materialization_events():
+    shown = set()
+    for event in result.get_asset_materialization_events():     # a range run has one event per partition
         mat = event.materialization
-        figures = {k: v.value for k, v in mat.metadata.items()
-                   if k in ("records", "episodes", "failures", "duplicates", "dedup_rate")}
-        print(f"{mat.asset_key.to_user_string():<24} {figures}")
+        key = mat.asset_key.to_user_string()
+        if key in shown:
+            continue
+        shown.add(key)
+        figures = {k: v.value for k, v in mat.metadata.items() if k in SUMMARY_FIGURES}
+        print(f"{key:<26} {figures}")
     for check in result.get_asset_check_evaluations():
         print(f"check {check.asset_key.to_user_string()}:{check.check_name} {'passed' if check.passed else 'FAILED'}")
     print(f"run {result.run_id} for {label}: {'success' if result.success else 'FAILED'} "
           f"(DAGSTER_HOME={os.environ['DAGSTER_HOME']})")
     return EXIT_OK if result.success else 1
+
+
+def _graph_parts():
+    from pipelines import settings
+    from pipelines.resources import graph_resources
+
+    resources = graph_resources()
+    return settings.home(), resources["graph"], resources["ledger"]
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    import json
+
+    from connectors.graph.config import ConfigError, validate_group_id
+
+    try:
+        validate_group_id(args.group)
+    except ConfigError as exc:
+        return _usage_error(str(exc))
+    as_of = dt.datetime.fromisoformat(args.as_of).replace(tzinfo=dt.timezone.utc) if args.as_of else None
+    home, graph, _ = _graph_parts()
+    with graph.writer(home) as writer:
+        hits = writer.search(args.query, group_id=args.group, as_of=as_of, limit=args.limit)
+    if args.json:
+        for hit in hits:
+            print(json.dumps(hit.model_dump(mode="json"), ensure_ascii=False))
+        return EXIT_OK
+    when = f"as of {args.as_of}" if args.as_of else "now first, then history"
+    print(f"{len(hits)} facts for {args.query!r} in group {args.group} ({when}):")
+    for hit in hits:
+        valid = hit.valid_at.date().isoformat() if hit.valid_at else "?"
+        invalid = hit.invalid_at.date().isoformat() if hit.invalid_at else "now"
+        sources = ", ".join(f"{e.source or ''} {e.name}".strip() for e in hit.episodes[:3]) or "-"
+        print(f"- {hit.fact}\n    valid {valid} .. {invalid}   [{hit.name}]   source: {sources}")
+    return EXIT_OK
+
+
+def cmd_ledger(args: argparse.Namespace) -> int:
+    home, _, ledger = _graph_parts()
+    with ledger.open(home) as book:
+        if args.action == "replay":
+            statuses = tuple(s.strip() for s in args.status.split(",") if s.strip())
+            count = book.replay(source=args.source, status=statuses)
+            print(f"re-queued {count} episode(s) ({', '.join(statuses)}"
+                  f"{', source ' + args.source if args.source else ''}); the next run ingests them")
+            return EXIT_OK
+        counts = book.counts(args.source)
+        print("episodes by status" + (f" (source {args.source})" if args.source else "") + ":")
+        for status, n in counts.items():
+            print(f"  {status:<12} {n}")
+        failures = book.failures(limit=args.limit, source=args.source)
+        if failures:
+            print(f"latest failures ({len(failures)}):")
+        for row in failures:
+            print(f"  {row.status.value:<11} {row.source} {row.source_key} attempts={row.attempts} "
+                  f"{row.last_error_class}: {(row.last_error or '')[:200]}")
+    return EXIT_OK
 
 
 def parser() -> argparse.ArgumentParser:
@@ -150,6 +219,21 @@ def parser() -> argparse.ArgumentParser:
     rn.add_argument("--to", dest="end", type=_date)
     rn.add_argument("--source", choices=SOURCES, help="only this source's chain")
     rn.set_defaults(func=cmd_run)
+
+    se = sub.add_parser("search", help="hybrid search (keyword + vector + graph) over the graph's facts")
+    se.add_argument("query")
+    se.add_argument("--as-of", type=_date, help="facts valid on this date (UTC)")
+    se.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
+    se.add_argument("--limit", type=int, default=10)
+    se.add_argument("--json", action="store_true", help="one JSON object per fact")
+    se.set_defaults(func=cmd_search)
+
+    lg = sub.add_parser("ledger", help="episode ledger: counts and failures; `replay` re-queues failures")
+    lg.add_argument("action", nargs="?", choices=("show", "replay"), default="show")
+    lg.add_argument("--source", choices=SOURCES)
+    lg.add_argument("--status", default="quarantined,failed", help="with replay: which statuses to re-queue")
+    lg.add_argument("--limit", type=int, default=20)
+    lg.set_defaults(func=cmd_ledger)
     return p
 
 

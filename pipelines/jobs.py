@@ -6,7 +6,7 @@ from pipelines.settings import SOURCES
 
 nightly_job = dg.define_asset_job(
     "nightly_ingest",
-    selection=dg.AssetSelection.groups(*SOURCES),
+    selection=dg.AssetSelection.groups(*SOURCES, "reporting"),
     tags={"graphfeed/job": "nightly"},
     description="Every source's chain for one day (or a range, as one run).",
 )

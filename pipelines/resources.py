@@ -106,4 +106,105 @@ def default_resources() -> dict[str, dg.ConfigurableResource]:
             train_path=os.environ.get("GRAPHFEED_INTENT_TRAIN", ""),
             taxonomy_path=os.environ.get("GRAPHFEED_INTENT_TAXONOMY", ""),
         ),
+        **graph_resources(),
+    }
+
+
+def _plain(value):
+    """An EnvVar field read outside a run (the CLI) resolves here; inside a run Dagster has resolved it already."""
+    return value.get_value() if isinstance(value, dg.EnvVar) else value
+
+
+class GraphResource(dg.ConfigurableResource):
+    """Where episodes go: the embedded FalkorDB under the home (default), a FalkorDB server, or Neo4j."""
+
+    backend: str = "falkordb-embedded"          # falkordb-embedded | falkordb | neo4j
+    falkor_host: str = "localhost"
+    falkor_port: int = 6379
+    neo4j_uri: str = "bolt://localhost:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: str | None = None           # EnvVar("NEO4J_PASSWORD")
+    embedder: str = "minilm-local"              # minilm-local | openai (any OpenAI-compatible base_url)
+    embedder_model: str = "text-embedding-3-small"
+    embedder_base_url: str | None = None
+    embedder_api_key: str | None = None         # EnvVar("GRAPHFEED_EMBEDDER_API_KEY")
+    embedding_dim: int = 384
+    domain_orgs: dict[str, str] = {}
+
+    def graph_config(self, home: Path):
+        from connectors.graph.config import GraphConfig
+
+        return GraphConfig(
+            backend=self.backend, home=home, falkor_host=self.falkor_host, falkor_port=self.falkor_port,
+            neo4j_uri=self.neo4j_uri, neo4j_user=self.neo4j_user, neo4j_password=_plain(self.neo4j_password),
+            embedder=self.embedder,
+            embedder_model="all-MiniLM-L6-v2" if self.embedder == "minilm-local" else self.embedder_model,
+            embedder_base_url=self.embedder_base_url, embedder_api_key=_plain(self.embedder_api_key),
+            embedding_dim=self.embedding_dim, domain_orgs=self.domain_orgs,
+        )
+
+    def writer(self, home: Path):
+        from connectors.graph.writer import SyncGraphWriter
+
+        return SyncGraphWriter(self.graph_config(home))
+
+
+class LedgerResource(dg.ConfigurableResource):
+    """The episode ledger: SQLite under the home unless GRAPHFEED_LEDGER_URL points at PostgreSQL."""
+
+    url: str | None = None                      # EnvVar("GRAPHFEED_LEDGER_URL") when set
+
+    def open(self, home: Path):
+        from connectors.graph.ledger import Ledger, ledger_url_for_home
+
+        home.mkdir(parents=True, exist_ok=True)
+        return Ledger(_plain(self.url) or ledger_url_for_home(home))
+
+
+class IngestConfig(dg.ConfigurableResource):
+    """Bounds of one graph ingestion run; what they leave out stays pending in the ledger for the next night."""
+
+    batch_size: int = 50
+    max_episodes_per_run: int = 5000
+    max_cost_per_run_usd: float = 5.0
+    max_attempts: int = 3
+    retry_backoff_seconds: float = 300.0
+    max_failure_rate: float = 0.1
+    backlog_growth_runs: int = 3                # backlog rising this many runs in a row fails the check
+
+
+def _domain_orgs(raw: str) -> dict[str, str]:
+    pairs = (item.split("=", 1) for item in raw.split(",") if "=" in item)
+    return {domain.strip().lower(): name.strip() for domain, name in pairs}
+
+
+def graph_resources() -> dict[str, dg.ConfigurableResource]:
+    backend = os.environ.get("GRAPHFEED_GRAPH_BACKEND", "falkordb-embedded")
+    embedder = os.environ.get("GRAPHFEED_EMBEDDER", "minilm-local")
+    return {
+        "graph": GraphResource(
+            backend=backend,
+            falkor_host=os.environ.get("FALKORDB_HOST", "localhost"),
+            falkor_port=settings.env_int("FALKORDB_PORT", 6379),
+            neo4j_uri=os.environ.get("NEO4J_URI", "bolt://localhost:7687"),
+            neo4j_user=os.environ.get("NEO4J_USER", "neo4j"),
+            neo4j_password=dg.EnvVar("NEO4J_PASSWORD") if os.environ.get("NEO4J_PASSWORD") else None,
+            embedder=embedder,
+            embedder_model=os.environ.get("GRAPHFEED_EMBEDDER_MODEL", "text-embedding-3-small"),
+            embedder_base_url=os.environ.get("GRAPHFEED_EMBEDDER_BASE_URL") or None,
+            embedder_api_key=dg.EnvVar("GRAPHFEED_EMBEDDER_API_KEY")
+            if os.environ.get("GRAPHFEED_EMBEDDER_API_KEY") else None,
+            embedding_dim=settings.env_int("GRAPHFEED_EMBEDDING_DIM", 384),
+            domain_orgs=_domain_orgs(os.environ.get(
+                "GRAPHFEED_DOMAIN_ORGS", "northwind.example=Northwind Analytics,acme.example=Acme Corp")),
+        ),
+        "ledger": LedgerResource(url=dg.EnvVar("GRAPHFEED_LEDGER_URL") if os.environ.get("GRAPHFEED_LEDGER_URL") else None),
+        "ingest_config": IngestConfig(
+            batch_size=settings.env_int("GRAPHFEED_BATCH_SIZE", 50),
+            max_episodes_per_run=settings.env_int("GRAPHFEED_MAX_EPISODES_PER_RUN", 5000),
+            max_cost_per_run_usd=settings.env_float("GRAPHFEED_MAX_COST_PER_RUN_USD", 5.0),
+            max_attempts=settings.env_int("GRAPHFEED_MAX_ATTEMPTS", 3),
+            retry_backoff_seconds=settings.env_float("GRAPHFEED_RETRY_BACKOFF_SECONDS", 300.0),
+            max_failure_rate=settings.env_float("GRAPHFEED_MAX_INGEST_FAILURE_RATE", 0.1),
+        ),
     }

@@ -22,6 +22,9 @@ is_current() { [ -e "$cache/$1" ] && [ -f "$cache/$1.stamp" ] && [ "$(cat "$cach
 jvm_options() { grep -v -e '^#' -e '^[[:space:]]*$' "$src/jvm.options"; }
 
 mkdir -p "$cache"
+# One fetch at a time per cache (parallel pytest workers may all call this).
+exec 9>"$cache/.lock"
+flock 9
 tmp=""
 trap 'if [ -n "$tmp" ]; then rm -rf "$tmp"; fi' EXIT
 

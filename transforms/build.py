@@ -4,13 +4,13 @@ Work is done in batches so the classifier and NER see many texts per call (spaCy
 than one call per text). Everything here is deterministic for a given model.
 """
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Protocol
 
 from pydantic import BaseModel
 
-from connectors.records import SourceRecord
+from connectors.records import ErrorClass, RecordFailure, SourceRecord
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from transforms.fingerprint import fingerprint
 from transforms.language import detect_language
@@ -44,9 +44,31 @@ def _batches(items: Iterable[SourceRecord], size: int) -> Iterator[list[SourceRe
         yield batch
 
 
-def build_episodes(records: Iterable[SourceRecord], classifier: IntentPredictor,
-                   settings: EpisodeSettings) -> Iterator[Episode]:
+def build_episodes(records: Iterable[SourceRecord], classifier: IntentPredictor, settings: EpisodeSettings,
+                   on_failure: Callable[[RecordFailure], None] | None = None) -> Iterator[Episode]:
+    """A batch that raises is retried record by record, so one hostile record becomes a RecordFailure (passed to
+    on_failure) instead of costing its batch; without on_failure the error propagates."""
     for batch in _batches(records, settings.batch_size):
+        try:
+            episodes = _build_batch(batch, classifier, settings)
+        except Exception:
+            if on_failure is None:
+                raise
+            episodes = []
+            for record in batch:
+                try:
+                    episodes.extend(_build_batch([record], classifier, settings))
+                except Exception as exc:  # noqa: BLE001 - becomes data, the run goes on
+                    on_failure(RecordFailure(
+                        source=record.source, source_key=record.source_key, location=record.origin,
+                        error_class=ErrorClass.bad_value,
+                        reason=f"could not build an episode: {type(exc).__name__}: {exc}"[:500]))
+        yield from episodes
+
+
+def _build_batch(batch: list[SourceRecord], classifier: IntentPredictor, settings: EpisodeSettings) -> list[Episode]:
+    episodes = []
+    if batch:
         contents = [record_text(r) for r in batch]
         languages = [r.language or detect_language(c) for r, c in zip(batch, contents)]
         intents = classifier.predict(contents, languages, threshold=settings.intent_threshold)
@@ -57,7 +79,9 @@ def build_episodes(records: Iterable[SourceRecord], classifier: IntentPredictor,
             config=settings.references,
         )
         for record, content, language, (intent, confidence), references in zip(batch, contents, languages, intents, refs):
-            yield make_episode(record, content, language, intent, confidence, [ref.id for ref in references], settings)
+            episodes.append(make_episode(record, content, language, intent, confidence,
+                                         [ref.id for ref in references], settings))
+    return episodes
 
 
 def make_episode(record: SourceRecord, content: str, language: str, intent: str, confidence: float,

@@ -172,9 +172,50 @@ def reference_entity(group_id: str, ref: str) -> tuple[EntitySpec, str]:
     prefix = ref.split(":", 1)[0].lower() if ":" in ref else ""
     label, predicate = REFERENCE_KINDS.get(prefix, DEFAULT_REFERENCE_KIND)
     name = ref.split(":", 1)[1] if prefix in REFERENCE_KINDS and prefix != "url" else ref
+    kind, _, ident = name.partition(":")           # jira:issue:NW-101, confluence:page:131073@v7, salesforce:Opportunity:006...
+    if prefix == "salesforce" and ident:
+        label = kind[:1].upper() + kind[1:] if kind.isalnum() else "Record"
+        predicate, name = f"MENTIONS_{label.upper()}", ident
+    elif kind in ("issue", "page", "sha256", "name") and ident:
+        name = ident
     key = f"ref:{ref}"
     return (EntitySpec(uuid=entity_uuid(group_id, key), key=key, label=label, name=name,
                        summary=f"{label} {ref}", attributes={"key": key, "reference": ref}), predicate)
+
+
+# Reference kinds that are values, not things: they stay on the Episodic node's `references`, never become entities.
+VALUE_REFERENCES = ("date:", "money:")
+
+
+def reference_target(group_id: str, ref: str, people: list[tuple["EntitySpec", Any]],
+                     domain_orgs: Mapping[str, str]) -> tuple["EntitySpec", str] | None:
+    """The entity a reference names and the predicate that links a message to it.
+
+    People and organisations named in text resolve to the nodes mail headers already made (a person's display name,
+    an organisation from the domain map), so "Priya Raman" in a body and priya.raman@acme.example are one node.
+    """
+    if ref.startswith(VALUE_REFERENCES):
+        return None
+    kind, _, rest = ref.partition(":")
+    if kind == "email_address":
+        actor = EpisodeActor(type="human", id=rest, email=rest)
+        return person_entity(group_id, actor, "reference"), "MENTIONS_PERSON"
+    if kind == "person":
+        for entity, _actor in people:
+            if entity.name.casefold() == rest:
+                return entity, "MENTIONS_PERSON"
+        key = f"person-name:{rest}"
+        return (EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Person", name=rest.title(),
+                           summary=f"{rest.title()}, named in text", attributes={"key": key}), "MENTIONS_PERSON")
+    if kind == "org":
+        for domain, name in domain_orgs.items():
+            if name.casefold() == rest or name.casefold().split()[0] == rest:
+                return organisation_entity(group_id, f"org:{domain}", name), "MENTIONS_ORGANIZATION"
+        key = f"org-name:{rest}"
+        return (EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Organization", name=rest.title(),
+                           summary=f"Organisation {rest.title()}, named in text", attributes={"key": key}),
+                "MENTIONS_ORGANIZATION")
+    return reference_entity(group_id, ref)
 
 
 def message_entity(group_id: str, source: str, source_key: str, title: str) -> EntitySpec:
@@ -284,12 +325,15 @@ def email_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
                          f"The email '{subject}' from {_label(sender)} on {_day(when)} carried the attachment {att.name}",
                          valid_at=when, episode_ids=eps))
     for ref in sorted(set(episode.references)):
-        entity, predicate = reference_entity(g, ref)
+        target = reference_target(g, ref, people, domain_orgs)
+        if target is None:
+            continue
+        entity, predicate = target
         if entity.uuid == message.uuid:
             continue
         entity = b.entity(entity)
         b.fact(make_fact(g, message, predicate, entity,
-                         f"The email '{subject}' from {_label(sender)} on {_day(when)} mentions {entity.label} {entity.name}",
+                         f"The email '{subject}' from {_label(sender)} on {_day(when)} mentions {entity.name}",
                          valid_at=when, episode_ids=eps))
     for person, actor in people:
         email = normalise_email(getattr(actor, "email", None)) or normalise_email(getattr(actor, "id", None))

@@ -23,6 +23,7 @@ _DROP.update({cp: None for cp in _INVISIBLE})
 _HSPACE = re.compile(r"[^\S\n]+")          # any whitespace except newline (after NFKC: space, tab, NBSP...)
 _TRAILING = re.compile(r" +\n")
 _MANY_NEWLINES = re.compile(r"\n{3,}")
+_SURROGATES = re.compile("[\ud800-\udfff]")   # lone surrogates (undecodable bytes) are not text; JSON refuses them
 
 
 def normalise(text: str) -> str:
@@ -35,6 +36,7 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _NEWLINES.sub("\n", text)
     text = text.translate(_DROP)
+    text = _SURROGATES.sub("\ufffd", text)
     text = _HSPACE.sub(" ", text)
     text = _TRAILING.sub("\n", text)
     text = _MANY_NEWLINES.sub("\n\n", text)

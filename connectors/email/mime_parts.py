@@ -20,6 +20,18 @@ MAX_DEPTH = 64
 _TAGS = re.compile(r"<[^>]+>")
 
 
+def unescape_bytes(text: str) -> str:
+    """Undo surrogateescape: raw 8-bit bytes in headers come back as lone surrogates, which no JSON or database
+    accepts. Re-read those bytes as UTF-8, else as cp1252 (the usual culprit), never failing."""
+    if not any("\udc80" <= ch <= "\udcff" for ch in text):
+        return text
+    data = text.encode("utf-8", "surrogateescape")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", "replace")
+
+
 def raw_header(msg: Message, name: str) -> str | None:
     """The undecoded value of the first header called ``name`` (no parsing, cannot raise)."""
     lowered = name.lower()
@@ -37,13 +49,13 @@ def header_text(msg: Message, name: str) -> str | None:
     try:
         value = msg[name]
         if value is not None:
-            return " ".join(str(value).split())
+            return unescape_bytes(" ".join(str(value).split()))
     except Exception:  # noqa: BLE001 - fall through to the older decoder
         pass
     try:
-        return " ".join(str(make_header(decode_header(raw))).split())
+        return unescape_bytes(" ".join(str(make_header(decode_header(raw))).split()))
     except Exception:  # noqa: BLE001
-        return " ".join(raw.split())
+        return unescape_bytes(" ".join(raw.split()))
 
 
 def header_addresses(msg: Message, name: str) -> list[tuple[str, str]]:
@@ -54,7 +66,7 @@ def header_addresses(msg: Message, name: str) -> list[tuple[str, str]]:
             for address in getattr(header, "addresses", ()):
                 pairs.append((address.display_name or "", address.addr_spec or ""))
         if pairs or not msg.get_all(name):
-            return [(n, a) for n, a in pairs if a and a != "<>"]
+            return [(unescape_bytes(n), unescape_bytes(a)) for n, a in pairs if a and a != "<>"]
     except Exception:  # noqa: BLE001
         pairs = []
     raw_values = [str(v) for k, v in _raw_items(msg) if k.lower() == name.lower()]
@@ -64,7 +76,7 @@ def header_addresses(msg: Message, name: str) -> list[tuple[str, str]]:
         except Exception:  # noqa: BLE001
             pass
         if address:
-            pairs.append((display, address))
+            pairs.append((unescape_bytes(display), unescape_bytes(address)))
     return pairs
 
 

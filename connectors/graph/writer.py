@@ -106,8 +106,6 @@ class GraphWriter:
         return self
 
     async def close(self) -> None:
-        for graphiti in self._graphiti.values():
-            del graphiti
         self._graphiti.clear()
         await self.backend.close()
 

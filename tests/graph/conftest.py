@@ -1,4 +1,4 @@
-"""Graph test fixtures: a private embedded FalkorDB home per test, and Neo4j 5.26 when the server fixture exists."""
+"""Graph test fixtures: a private embedded FalkorDB home per test (Neo4j comes from the root conftest's servers)."""
 
 import os
 import shutil
@@ -9,20 +9,6 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
-
-try:  # session fixture owned by the servers engineer
-    from tests.servers.fixtures import neo4j_server  # noqa: F401
-except ImportError:  # pragma: no cover - until tests/servers/fixtures.py lands
-    @pytest.fixture(scope="session")
-    def neo4j_server(tmp_path_factory):
-        try:
-            from tests.servers.neo4j_server import ensure_neo4j_jars, start_neo4j
-        except ImportError as exc:
-            pytest.skip(f"no Neo4j test server available: {exc}")
-        server = start_neo4j(tmp_path_factory.mktemp("neo4j"), jars_dir=ensure_neo4j_jars())
-        yield server
-        server.stop()
-
 
 @pytest.fixture
 def graph_home():

@@ -1,13 +1,11 @@
 """Every ledger test runs on SQLite (a file in tmp_path) and on a real PostgreSQL (slow tier).
 
-The PostgreSQL fixtures are the shared session ones; pytest_plugins is not allowed in a non-root conftest, so they are
-imported into this namespace instead.
+The PostgreSQL fixtures are the shared session ones registered in tests/conftest.py.
 """
 
 import pytest
 
 from connectors.graph.ledger import Ledger
-from tests.servers.fixtures import postgres_fresh_url, postgres_server  # noqa: F401  (fixtures, used by name)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])

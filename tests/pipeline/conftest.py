@@ -1,9 +1,19 @@
 import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from pipelines.resources import EpisodeConfig, ExportsResource, HomeResource, IntentModelResource
+from pipelines.resources import (
+    EpisodeConfig,
+    ExportsResource,
+    GraphResource,
+    HomeResource,
+    IngestConfig,
+    IntentModelResource,
+    LedgerResource,
+)
 from pipelines.settings import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "sample"
@@ -21,10 +31,21 @@ def model_cache(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def resources(tmp_path, model_cache) -> dict:
+def home():
+    """Short on purpose: the embedded FalkorDB's unix socket lives under it (socket paths stop at ~100 bytes)."""
+    path = Path(tempfile.mkdtemp(prefix="gfh-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def resources(home, model_cache) -> dict:
     return {
-        "home": HomeResource(path=str(tmp_path / "home")),
+        "home": HomeResource(path=str(home)),
         "exports": ExportsResource(email=[str(SAMPLE / "exports" / "email")]),
         "episode_config": EpisodeConfig(jira_project_keys=["NW", "ACME"]),
         "intent_model": IntentModelResource(cache_dir=str(model_cache)),
+        "graph": GraphResource(domain_orgs={"acme.example": "Acme Corp", "northwind.example": "Northwind Analytics"}),
+        "ledger": LedgerResource(),
+        "ingest_config": IngestConfig(batch_size=20),
     }

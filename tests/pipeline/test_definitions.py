@@ -44,4 +44,5 @@ def test_nightly_schedule_targets_yesterday_at_0215_utc():
 
 def test_per_source_job_selects_only_that_source():
     job = defs.resolve_job_def("email_ingest")
-    assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == {"email/raw_records", "email/episodes"}
+    assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == {
+        "email/raw_records", "email/episodes", "email/graph"}

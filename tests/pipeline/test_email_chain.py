@@ -14,8 +14,10 @@ CHAIN = build_source_chain("email")
 
 
 def _metadata(result, key: str) -> dict:
-    (event,) = [e for e in result.get_asset_materialization_events() if e.asset_key.to_user_string() == key]
-    return {k: v.value for k, v in event.materialization.metadata.items()}
+    """A range run records one materialisation per partition, all with the run's metadata."""
+    events = [e for e in result.get_asset_materialization_events() if e.asset_key.to_user_string() == key]
+    assert events, f"{key} was not materialised"
+    return {k: v.value for k, v in events[0].materialization.metadata.items()}
 
 
 def test_one_day_with_a_duplicate_across_archives(resources, expected):
@@ -33,7 +35,12 @@ def test_one_day_with_a_duplicate_across_archives(resources, expected):
     assert sum(v for k, v in eps.items() if k.startswith("intent/")) == eps["episodes"]
     assert "| when (UTC) |" in eps["preview"]
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
-    assert checks == {"no_empty_content": True, "intent_and_fingerprint": True, "failure_rate_below_bound": True}
+    assert checks == {"no_empty_content": True, "intent_and_fingerprint": True, "failure_rate_below_bound": True,
+                      "embedder_matches": True, "ingest_failure_rate_below_bound": True, "backlog_not_growing": True}
+
+    graph = _metadata(result, "email/graph")
+    assert graph["ingested"] == want["messages"] and graph["failed"] == 0 and graph["backlog"] == 0
+    assert graph["facts_written"] > 0 and graph["llm_cost_usd"] == 0.0
 
     staging = Staging(str(resources["home"].root / "staging"))
     rows = list(staging.rows("email", "episodes", day))
@@ -60,3 +67,13 @@ def test_the_whole_sample_as_one_range_run(resources, expected):
     failures = [json.loads(line) for line in
                 staging.path("email", "failures", end).read_text().splitlines()]
     assert all(f["reason"] and f["location"]["file"] for f in failures)
+
+    # every distinct episode is in the ledger exactly once and ingested; a rerun of the range adds nothing
+    with resources["ledger"].open(resources["home"].root) as book:
+        counts = book.counts("email")
+    assert counts["ingested"] == len(ids) and counts["pending"] == counts["failed"] == counts["quarantined"] == 0
+    again = dg.materialize(CHAIN, resources=resources, selection=dg.AssetSelection.groups("email"),
+                           tags={ASSET_PARTITION_RANGE_START_TAG: start, ASSET_PARTITION_RANGE_END_TAG: end})
+    assert _metadata(again, "email/graph")["ingested"] == 0
+    with resources["ledger"].open(resources["home"].root) as book:
+        assert book.counts("email") == counts

@@ -1,6 +1,7 @@
 """A real Neo4j 5.26 for tests: the embedded DBMS from Maven jars, started by Neo4jLauncher (no Docker, no tarball).
 
-Jars and the compiled launcher come from scripts/fetch_neo4j.sh (cache: ~/.cache/graphfeed/neo4j-5.26).
+Jars, the launcher jar and a class-data-sharing archive come from scripts/fetch_neo4j.sh (cache:
+~/.cache/graphfeed/neo4j-5.26); JVM options live in tests/servers/neo4j/jvm.options, shared with that script.
 The password travels in the child's environment only, never on its command line.
 """
 
@@ -22,18 +23,13 @@ PASSWORD_ENV = "GRAPHFEED_NEO4J_PASSWORD"
 HOME_ENV = "GRAPHFEED_NEO4J_HOME"
 USER = "neo4j"
 
-# Neo4j's own launcher passes these; without them the page cache falls back to a slower mode and warns.
-JVM_OPTIONS = (
-    "-Xms256m",
-    "-Xmx1g",
-    "-XX:+UseSerialGC",
-    "-Xshare:auto",
-    "--add-opens=java.base/java.nio=ALL-UNNAMED",
-    "--add-opens=java.base/java.io=ALL-UNNAMED",
-    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-    "-Dio.netty.tryReflectionSetAccessible=true",
-    "-Dfile.encoding=UTF-8",
-)
+JVM_OPTIONS_FILE = Path(__file__).resolve().parent / "neo4j" / "jvm.options"
+
+
+def jvm_options() -> list[str]:
+    """Options shared with fetch_neo4j.sh (which builds the CDS archive with exactly these)."""
+    lines = JVM_OPTIONS_FILE.read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
 class Neo4jStartError(RuntimeError):
@@ -55,18 +51,24 @@ def ensure_neo4j_jars(home: Path | None = None) -> Path:
     return home
 
 
-def _launch_command(jars_dir: Path) -> list[str]:
-    """Compiled launcher from the cache when present, else the single-file source program (about 1 s slower)."""
-    java = shutil.which("java", path=os.pathsep.join(filter(None, [
-        os.path.join(os.environ["JAVA_HOME"], "bin") if os.environ.get("JAVA_HOME") else None,
-        os.environ.get("PATH"),
-    ])))
+def _java() -> str:
+    java_home = os.environ.get("JAVA_HOME")
+    search = os.pathsep.join(filter(None, [os.path.join(java_home, "bin") if java_home else None, os.environ.get("PATH")]))
+    java = shutil.which("java", path=search)
     if java is None:
         raise Neo4jStartError("no `java` on PATH or in $JAVA_HOME/bin (run scripts/install_servers.sh)")
-    classes = jars_dir.parent / "classes"
-    if (classes / "Neo4jLauncher.class").is_file() and jars_dir.name == "jars":
-        return [java, *JVM_OPTIONS, "-cp", f"{jars_dir}/*{os.pathsep}{classes}", "Neo4jLauncher"]
-    return [java, *JVM_OPTIONS, "-cp", f"{jars_dir}/*", str(LAUNCHER_SOURCE)]
+    return java
+
+
+def _launch_command(jars_dir: Path) -> list[str]:
+    """Launcher jar (+ CDS archive) from the fetch cache when present, else the single-file source program."""
+    cache = jars_dir.parent
+    launcher_jar = cache / "launcher" / "neo4j-launcher.jar"
+    if jars_dir.name == "jars" and launcher_jar.is_file():
+        archive = cache / "neo4j.jsa"
+        cds = [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"] if archive.is_file() else []
+        return [_java(), *jvm_options(), *cds, "-cp", f"{jars_dir}/*{os.pathsep}{launcher_jar}", "Neo4jLauncher"]
+    return [_java(), *jvm_options(), "-cp", f"{jars_dir}/*", str(LAUNCHER_SOURCE)]
 
 
 def _resolve_jars(jars_dir: Path | None) -> Path:

@@ -43,3 +43,9 @@ def test_given_cosmetic_variants_when_folded_then_same_fingerprint_text():
 
 def test_given_different_words_when_folded_then_different():
     assert fold_for_fingerprint("confirm the date") != fold_for_fingerprint("reject the date")
+
+
+def test_undecodable_bytes_as_lone_surrogates_become_replacement_characters():
+    # given text decoded with surrogateescape (raw 8-bit bytes), when normalised, then it is valid UTF-8 again
+    assert normalise("Gr\udcfc\udcdfe  aus") == "Gr\ufffd\ufffde aus"
+    normalise("x\udcfc").encode("utf-8")

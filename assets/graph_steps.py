@@ -1,0 +1,147 @@
+"""What a <source>/graph asset does, as a plain function: register the staged episodes in the ledger, then write the
+backlog (this partition's episodes plus anything pending or due for retry) in bounded batches.
+
+A batch is a unit: written to the graph, then marked ingested in one ledger transaction. A crash between the two leaves
+the batch pending; the rerun writes it again, which changes nothing because every graph id is deterministic. A batch
+that fails is retried episode by episode, so one bad episode is retried with backoff and finally quarantined while
+the rest of its batch goes in.
+"""
+
+import datetime as dt
+import statistics
+import time
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from assets.steps import EPISODES
+from connectors.graph.config import ConfigError, EmbedderMismatch
+from connectors.graph.ledger import Ledger, backlog_growing
+from connectors.graph.writer import BatchResult
+from pipelines.staging import Staging
+from transforms.episode import Episode
+
+FATAL = (ConfigError, EmbedderMismatch)     # configuration problems: stop the run, never blame an episode
+
+
+class IngestLimits(BaseModel):
+    batch_size: int = 50
+    max_episodes: int = 5000
+    max_cost_usd: float = 5.0
+    max_attempts: int = 3
+    backoff_seconds: float = 300.0
+
+
+class IngestStats(BaseModel):
+    registered_new: int = 0
+    already_known: int = 0
+    duplicates: int = 0
+    attempted: int = 0
+    ingested: int = 0
+    failed: int = 0
+    quarantined: int = 0
+    batches: int = 0
+    entities_written: int = 0
+    facts_written: int = 0
+    facts_invalidated: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    backlog: int = 0
+    backlog_growing: bool = False
+    seconds_per_episode: list[float] = []
+    stopped_by: str | None = None          # "max_episodes" | "max_cost" when a bound left work for the next run
+
+    @property
+    def failure_rate(self) -> float:
+        return (self.failed + self.quarantined) / self.attempted if self.attempted else 0.0
+
+    def percentile(self, q: float) -> float:
+        if not self.seconds_per_episode:
+            return 0.0
+        if len(self.seconds_per_episode) == 1:
+            return self.seconds_per_episode[0]
+        return statistics.quantiles(self.seconds_per_episode, n=100, method="inclusive")[int(q) - 1]
+
+
+def register_partitions(ledger: Ledger, staging: Staging, source: str, partition_keys: Sequence[str],
+                        stats: IngestStats) -> None:
+    for key in partition_keys:
+        episodes = (Episode.model_validate(row) for row in staging.rows(source, EPISODES, key))
+        result = ledger.register(episodes, partition=key)
+        stats.registered_new += result.new
+        stats.already_known += result.already_known
+        stats.duplicates += result.duplicates
+
+
+def _add(stats: IngestStats, result: BatchResult) -> None:
+    stats.entities_written += result.entities_written
+    stats.facts_written += result.facts_written
+    stats.facts_invalidated += result.facts_invalidated
+    stats.seconds_per_episode.extend(result.per_episode_seconds)
+
+
+def write_backlog(ledger: Ledger, writer, source: str, limits: IngestLimits, stats: IngestStats) -> None:
+    while True:
+        if stats.attempted >= limits.max_episodes:
+            stats.stopped_by = "max_episodes"
+            break
+        if stats.cost_usd >= limits.max_cost_usd:
+            stats.stopped_by = "max_cost"
+            break
+        batch = ledger.claim(min(limits.batch_size, limits.max_episodes - stats.attempted), sources=[source])
+        if not batch:
+            break
+        stats.batches += 1
+        stats.attempted += len(batch)
+        try:
+            result = writer.write_batch(batch)
+        except FATAL:
+            raise
+        except Exception:  # noqa: BLE001 - isolate the bad episode(s) below
+            _write_one_by_one(ledger, writer, batch, limits, stats)
+            continue
+        ledger.mark_ingested([e.id for e in batch], facts_written=_facts_per_episode(batch, result))
+        stats.ingested += len(batch)
+        _add(stats, result)
+
+
+def _facts_per_episode(batch: list[Episode], result: BatchResult) -> dict[str, int]:
+    share = result.facts_written // len(batch) if batch else 0
+    return {e.id: share for e in batch}
+
+
+def _write_one_by_one(ledger: Ledger, writer, batch: list[Episode], limits: IngestLimits, stats: IngestStats) -> None:
+    for episode in batch:
+        try:
+            result = writer.write_batch([episode])
+        except FATAL:
+            raise
+        except Exception as exc:  # noqa: BLE001 - failures are data: recorded, retried, then quarantined
+            status = ledger.mark_failed(episode.id, type(exc).__name__, str(exc), max_attempts=limits.max_attempts,
+                                        backoff_base_s=limits.backoff_seconds)
+            if status == "quarantined":
+                stats.quarantined += 1
+            else:
+                stats.failed += 1
+            continue
+        ledger.mark_ingested([episode.id], facts_written={episode.id: result.facts_written})
+        stats.ingested += 1
+        _add(stats, result)
+
+
+def ingest(ledger: Ledger, writer, staging: Staging, source: str, partition_keys: Sequence[str],
+           limits: IngestLimits, run_id: str, growth_runs: int = 3) -> IngestStats:
+    started = dt.datetime.now(dt.timezone.utc)
+    t0 = time.perf_counter()
+    stats = IngestStats()
+    register_partitions(ledger, staging, source, partition_keys, stats)
+    write_backlog(ledger, writer, source, limits, stats)
+    stats.backlog = ledger.backlog(source)
+    ledger.record_run(run_id, source=source, partition=partition_keys[-1], started_at=started,
+                      finished_at=dt.datetime.now(dt.timezone.utc),
+                      counts={"ingested": stats.ingested, "failed": stats.failed, "quarantined": stats.quarantined,
+                              "duplicates": stats.duplicates, "cost_usd": stats.cost_usd,
+                              "seconds": round(time.perf_counter() - t0, 3)})
+    stats.backlog_growing = backlog_growing(ledger.recent_runs(source, growth_runs + 1), growth_runs)
+    return stats

@@ -1,0 +1,193 @@
+"""One Confluence content version (page, blog post or comment), whatever it was read from, -> SourceRecord.
+
+Every input (REST v1/v2 JSON, XML space export, HTML space export) is first turned into a ContentVersion; only this
+module decides what a record means, so a page keys the same from the API and from an export: source_key = page id
+(comment id for comments), version = the version number. Each version is its own record; older ones stay as history.
+"""
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from connectors.confluence.groups import GroupPolicy
+from connectors.confluence.identity import ConfluenceUser, UserDirectory
+from connectors.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord, as_utc
+from transforms.confluence_storage import StorageText, owner_users, storage_to_text
+
+SOURCE = "confluence"
+PAGE_KINDS = ("page", "blogpost")
+
+
+class AttachmentInfo(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    id: str | None = None
+    version: int | None = None
+    media_type: str | None = None
+    size: int | None = None
+
+
+class ContentVersion(BaseModel):
+    id: str
+    type: Literal["page", "blogpost", "comment"] = "page"
+    status: str = "current"
+    title: str = ""
+    version: int = 1
+    version_message: str = ""
+    created_at: dt.datetime | None = None        # when the page was created (version 1)
+    version_at: dt.datetime | None = None        # when this version was saved
+    author: ConfluenceUser | None = None         # created the page
+    editor: ConfluenceUser | None = None         # saved this version
+    owner: ConfluenceUser | None = None          # the page owner, where the source has one (Cloud v2 ownerId)
+    space_key: str | None = None
+    space_name: str | None = None
+    ancestors: list[tuple[str, str]] = Field(default_factory=list)     # (id, title), root first, parent last
+    labels: list[str] = Field(default_factory=list)
+    storage: str | None = None                   # storage-format body
+    text: str | None = None                      # already-plain body (HTML export) when there is no storage body
+    attachments: list[AttachmentInfo] = Field(default_factory=list)
+    restricted: bool = False
+    restriction: str = ""                        # who may read, for the record (never used to decide alone)
+    url: str | None = None
+    # comments
+    container_id: str | None = None
+    container_title: str | None = None
+    parent_comment_id: str | None = None
+    location: str | None = None                  # footer | inline
+    inline_selection: str | None = None
+    resolved: bool | None = None
+
+
+def failure(origin: Origin, error_class: ErrorClass, reason: str, key: str | None = None) -> RecordFailure:
+    return RecordFailure(source=SOURCE, source_key=key, location=origin, error_class=error_class, reason=reason)
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return as_utc(value).isoformat() if value is not None else None
+
+
+def page_url(base_url: str | None, item: ContentVersion) -> str | None:
+    if item.url:
+        return item.url
+    if not base_url or item.type == "comment":
+        return None
+    base = base_url.rstrip("/")
+    if item.space_key:
+        return f"{base}/spaces/{item.space_key}/pages/{item.id}"
+    return f"{base}/pages/viewpage.action?pageId={item.id}"
+
+
+def convert(item: ContentVersion, users: UserDirectory,
+            pages: Callable[[str | None, str], str | None] | None = None) -> StorageText:
+    if item.storage is not None:
+        return storage_to_text(item.storage, users=users.display_name, pages=pages, space_key=item.space_key)
+    return StorageText(text=item.text or "")
+
+
+def record_from_version(item: ContentVersion, users: UserDirectory, policy: GroupPolicy, origin: Origin, *,
+                        base_url: str | None = None,
+                        pages: Callable[[str | None, str], str | None] | None = None
+                        ) -> SourceRecord | RecordFailure | None:
+    """The record, a failure saying why not, or None when the read-restriction policy skips it."""
+    key = item.id
+    try:
+        when = item.version_at or item.created_at
+        if when is None:
+            return failure(origin, ErrorClass.missing_field,
+                           f"{item.type} {key} version {item.version} has no date: cannot place it in time", key)
+        group = policy.group_for(item.space_key, item.restricted)
+        if group is None:
+            return None
+        converted = convert(item, users, pages)
+        editor = item.editor or item.author
+        actor = (editor or ConfluenceUser(key="unknown-user")).actor()
+        owner = item.owner
+        declared = owner_users(converted)
+        if declared:
+            first = declared[0]
+            owner = users.get(first.get("account-id") or first.get("userkey") or first.get("username")) or \
+                ConfluenceUser(key=first.get("account-id") or first.get("userkey") or first.get("username") or "",
+                               name=first.get("name") or None)
+        participants: list[Participant] = []
+        for role, user in (("author", item.author), ("editor", editor), ("owner", owner)):
+            if user is not None and user.key:
+                participants.append(Participant(role=role, actor=user.actor()))
+        seen_mentions: set[str] = set()
+        mentions = []
+        for attrs in converted.users:
+            ident = attrs.get("account-id") or attrs.get("userkey") or attrs.get("username") or ""
+            user = users.get(ident) or ConfluenceUser(key=ident, name=attrs.get("name") or None)
+            if ident and ident not in seen_mentions:
+                seen_mentions.add(ident)
+                participants.append(Participant(role="mentioned", actor=user.actor()))
+                mentions.append(user.as_field())
+        known = {a.name: a for a in item.attachments}
+        for used in converted.attachments:
+            if used["file_name"] not in known:
+                version = used.get("version")
+                known[used["file_name"]] = AttachmentInfo(name=used["file_name"],
+                                                          version=int(version) if version and version.isdigit() else None)
+        attachments = [Attachment(name=a.name, size=a.size, media_type=a.media_type) for a in known.values()]
+        parent_id = item.ancestors[-1][0] if item.ancestors else None
+        fields: dict = {
+            "content_type": item.type,
+            "status": item.status,
+            "version": item.version,
+            "version_message": item.version_message,
+            "created_at": _iso(item.created_at),
+            "version_at": _iso(when),
+            "space_key": item.space_key,
+            "space_name": item.space_name,
+            "ancestors": [{"id": i, "title": t} for i, t in item.ancestors],
+            "parent_id": parent_id,
+            "labels": sorted(set(item.labels)),
+            "author": item.author.as_field() if item.author else None,
+            "last_editor": editor.as_field() if editor else None,
+            "owner": owner.as_field() if owner else None,
+            "properties": converted.properties,
+            "references": converted.references,
+            "includes": converted.includes,
+            "mentions": mentions,
+            "macros": converted.macros,
+            "attachments": [a.model_dump(exclude_none=True) for a in known.values()],
+            "restricted": item.restricted,
+            "restriction": item.restriction,
+            "group_id": group,
+        }
+        if converted.degraded:
+            fields["converter_degraded"] = converted.degraded
+        if item.type == "comment":
+            fields.update({"page_id": item.container_id, "page_title": item.container_title,
+                           "parent_comment_id": item.parent_comment_id, "location": item.location or "footer",
+                           "inline_selection": item.inline_selection, "resolved": item.resolved})
+        title = item.title
+        if item.type == "comment" and not title:
+            title = f"Comment on {item.container_title or item.container_id or 'a page'}"
+        created = item.created_at or when
+        return SourceRecord(
+            source=SOURCE,
+            kind=item.type,
+            source_key=key,
+            version=str(item.version),
+            url=page_url(base_url, item),
+            title=title,
+            body=converted.text,
+            actor=actor,
+            occurred_at=when if item.type != "comment" else created,
+            updated_at=when,
+            participants=participants,
+            attachments=attachments,
+            links=[],
+            parent_key=(item.parent_comment_id or item.container_id) if item.type == "comment" else parent_id,
+            thread_key=item.container_id if item.type == "comment" else key,
+            fields=fields,
+            origin=origin,
+        )
+    except Exception as exc:  # noqa: BLE001 - one bad page never stops the run
+        if type(exc).__name__ == "ConfigError":
+            raise
+        return failure(origin, ErrorClass.bad_value, f"could not convert {item.type} {key}: {type(exc).__name__}: {exc}",
+                       key)

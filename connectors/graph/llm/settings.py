@@ -1,0 +1,109 @@
+"""LLMSettings: everything the LLM extraction path needs, as one pydantic model carried by GraphConfig.llm.
+
+No endpoint configured (base_url None) means no LLM path at all: sources stay in structured mode and nothing here runs.
+"""
+
+import json
+import os
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr
+
+from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice, PriceTable
+
+
+class LLMSettings(BaseModel):
+    base_url: str | None = None                  # any OpenAI-compatible endpoint, e.g. http://vllm:8000/v1
+    api_key: SecretStr | None = None             # a placeholder works for keyless local servers
+    model: str = "gpt-4.1-mini"
+    small_model: str | None = "gpt-4.1-nano"     # graphiti asks for the small model for timestamps/dedupe
+    structured_output: Literal["json_schema", "json_object"] = "json_schema"
+    temperature: float = 0.0
+    max_tokens: int = 4096                       # per call (graphiti's generic client defaults to 16384)
+    timeout_s: float = 60.0                      # per HTTP request
+    # Rate limits in front of the model (a semaphore only caps concurrency; these cap throughput).
+    requests_per_minute: int | None = 500
+    tokens_per_minute: int | None = 200_000
+    concurrency: int = 4                         # hard cap on in-flight requests, also Graphiti(max_coroutines=)
+    max_retries: int = 4                         # per call, after the first attempt
+    backoff_base_s: float = 2.0
+    backoff_max_s: float = 60.0
+    # Long content is cut into chunks before extraction (graphiti itself does no chunking).
+    chunk_chars: int = 6000
+    chunk_overlap_chars: int = 200
+    # Budgets: per run comes from IngestLimits.max_cost_usd; per source and UTC night from here.
+    max_cost_per_source_night_usd: dict[str, float] = Field(default_factory=dict)
+    # Sources whose LLM facts wait in the review queue until `graphfeed review approve`.
+    review_sources: list[str] = Field(default_factory=list)
+    prices: dict[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
+    # Where the spend log and the review queue live; None = next to the ledger in the graphfeed home.
+    store_url: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.base_url)
+
+    def price_table(self) -> PriceTable:
+        return PriceTable(prices=dict(self.prices))
+
+    def models(self) -> list[str]:
+        return [m for m in (self.model, self.small_model) if m]
+
+    def holds_for_review(self, source: str) -> bool:
+        return source in self.review_sources
+
+
+def _env_list(name: str) -> list[str]:
+    return [s.strip() for s in os.environ.get(name, "").split(",") if s.strip()]
+
+
+def _env_prices(raw: str) -> dict[str, ModelPrice]:
+    """JSON {"model": {"input_per_mtok": 0.4, "output_per_mtok": 1.6}} or {"model": [0.4, 1.6]} on top of the defaults."""
+    prices = dict(DEFAULT_PRICES)
+    for model, value in (json.loads(raw) if raw else {}).items():
+        if isinstance(value, list | tuple):
+            value = {"input_per_mtok": value[0], "output_per_mtok": value[1] if len(value) > 1 else 0.0}
+        prices[model] = ModelPrice.model_validate(value)
+    return prices
+
+
+def llm_settings_from_env(env: dict[str, str] | None = None) -> LLMSettings | None:
+    """The GRAPHFEED_LLM_* variables (listed in the report for the lead); None when no endpoint is configured."""
+    env = dict(os.environ if env is None else env)
+    base_url = env.get("GRAPHFEED_LLM_BASE_URL") or None
+    if not base_url:
+        return None
+
+    def num(name: str, default, kind: type = float):
+        raw = env.get(name)
+        return default if raw is None or raw == "" else kind(raw)
+
+    def limit(name: str, default: int) -> int | None:
+        raw = env.get(name)
+        if raw is None or raw == "":
+            return default
+        return None if raw.strip().lower() in ("off", "none", "0") else int(raw)
+
+    budgets = {}
+    for item in env.get("GRAPHFEED_LLM_MAX_COST_PER_SOURCE_NIGHT_USD", "").split(","):
+        if "=" in item:
+            source, value = item.split("=", 1)
+            budgets[source.strip()] = float(value)
+    return LLMSettings(
+        base_url=base_url,
+        api_key=env.get("GRAPHFEED_LLM_API_KEY") or "unused",
+        model=env.get("GRAPHFEED_LLM_MODEL", "gpt-4.1-mini"),
+        small_model=env.get("GRAPHFEED_LLM_SMALL_MODEL") or None,
+        structured_output=env.get("GRAPHFEED_LLM_STRUCTURED_OUTPUT", "json_schema"),
+        max_tokens=num("GRAPHFEED_LLM_MAX_TOKENS", 4096, int),
+        timeout_s=num("GRAPHFEED_LLM_TIMEOUT_SECONDS", 60.0),
+        requests_per_minute=limit("GRAPHFEED_LLM_REQUESTS_PER_MINUTE", 500),
+        tokens_per_minute=limit("GRAPHFEED_LLM_TOKENS_PER_MINUTE", 200_000),
+        concurrency=num("GRAPHFEED_LLM_CONCURRENCY", 4, int),
+        max_retries=num("GRAPHFEED_LLM_MAX_RETRIES", 4, int),
+        chunk_chars=num("GRAPHFEED_LLM_CHUNK_CHARS", 6000, int),
+        max_cost_per_source_night_usd=budgets,
+        review_sources=_env_list("GRAPHFEED_LLM_REVIEW_SOURCES"),
+        prices=_env_prices(env.get("GRAPHFEED_LLM_PRICES", "")),
+        store_url=env.get("GRAPHFEED_LEDGER_URL") or None,
+    )

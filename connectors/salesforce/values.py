@@ -1,0 +1,131 @@
+"""Salesforce values as they arrive from REST JSON, Bulk 2.0 CSV and Data Export CSV, normalised once.
+
+REST writes datetimes as ``2026-03-02T15:15:00.000+0000``, Bulk 2.0 as ``2026-03-02T15:15:00.000Z``, the weekly Data
+Export as ``2026-03-02T15:15:00.000Z`` or ``2026-03-02 15:15:00``; REST nulls are JSON null, Bulk/Export nulls are
+empty cells (``#N/A`` appears in some tools' exports). Column names differ too (``SystemModstamp``,
+``systemmodstamp``, Fivetran's ``system_modstamp``), so lookups go through a canonical form.
+"""
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from connectors.records import as_utc
+
+NULLS = {"", "#N/A", "null", "NULL"}
+_OFFSET = re.compile(r"([+-]\d{2})(\d{2})$")
+_FRACTION = re.compile(r"\.(\d+)")
+
+
+def canonical(name: str) -> str:
+    """``system_modstamp`` / ``SystemModstamp`` / ``SYSTEMMODSTAMP`` -> ``systemmodstamp``."""
+    return name.replace("_", "").replace(" ", "").lower()
+
+
+def is_null(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip() in NULLS)
+
+
+def parse_datetime(value: Any) -> dt.datetime | None:
+    """Any Salesforce datetime or date string -> tz-aware UTC; None for nulls; ValueError for garbage.
+
+    A date without time (CloseDate, ActivityDate) is midnight UTC of that day: Salesforce stores dates without zone.
+    """
+    if is_null(value):
+        return None
+    if isinstance(value, dt.datetime):
+        return as_utc(value)
+    text = str(value).strip().replace(" ", "T", 1)
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    text = _OFFSET.sub(r"\1:\2", text)
+    text = _FRACTION.sub(lambda m: "." + (m.group(1) + "000000")[:6], text, count=1)
+    if len(text) == 10:
+        return dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc)
+    return as_utc(dt.datetime.fromisoformat(text))
+
+
+def parse_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in {"true", "1", "yes", "y"}
+
+
+def parse_number(value: Any) -> float | None:
+    if is_null(value):
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return float(str(value).replace(",", "").strip())
+
+
+def clean_value(value: Any) -> Any:
+    """JSON-safe, null-free scalar: strings stripped, nulls removed by the caller."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (int, float, bool)):
+        return value
+    return str(value)
+
+
+def flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """REST JSON -> the flat ``Owner.Email`` columns Bulk 2.0 and exports use; ``attributes`` kept as ``_type``/``_url``.
+
+    Nested query results (child relationships: a dict with ``records``) are kept as lists of flat rows under their
+    relationship name, so the converter can read sub-queries (``OpportunityHistories``) the same way as joined files.
+    """
+    flat: dict[str, Any] = {}
+    for key, value in record.items():
+        if key == "attributes" and isinstance(value, Mapping):
+            if not prefix:
+                flat["_type"] = value.get("type")
+                flat["_url"] = value.get("url")
+            continue
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and isinstance(value.get("records"), list):
+            flat[name] = [flatten(child) for child in value["records"] if isinstance(child, Mapping)]
+        elif isinstance(value, Mapping):
+            flat.update(flatten(value, f"{name}."))
+        elif isinstance(value, list):
+            flat[name] = [clean_value(v) for v in value if not isinstance(v, (Mapping, list))]
+        else:
+            flat[name] = value
+    return flat
+
+
+class Row:
+    """A flat row with case/underscore-insensitive lookup (``row.get("SystemModstamp")``)."""
+
+    def __init__(self, values: Mapping[str, Any]):
+        self.values = dict(values)
+        self._index = {canonical(k): k for k in self.values}
+
+    def get(self, *names: str) -> Any:
+        """The first non-null value among the names (tries each spelling), else None."""
+        for name in names:
+            key = self._index.get(canonical(name))
+            if key is not None and not is_null(self.values[key]):
+                return self.values[key]
+        return None
+
+    def text(self, *names: str) -> str | None:
+        value = self.get(*names)
+        return None if value is None or isinstance(value, list) else str(value).strip()
+
+    def when(self, *names: str) -> dt.datetime | None:
+        """First parseable datetime among names; raises ValueError naming the column when a value is garbage."""
+        for name in names:
+            value = self.get(name)
+            if value is None:
+                continue
+            try:
+                return parse_datetime(value)
+            except (ValueError, TypeError):
+                raise ValueError(f"{name} {str(value)[:40]!r} is not a Salesforce date/time") from None
+        return None
+
+    def scalars(self) -> dict[str, Any]:
+        """Every non-null scalar column, JSON-safe (what goes into SourceRecord.fields['values'])."""
+        return {k: clean_value(v) for k, v in self.values.items()
+                if not k.startswith("_") and not isinstance(v, (list, dict)) and not is_null(v)}
