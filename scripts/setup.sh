@@ -13,6 +13,6 @@ want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade "pip>=24"
   .venv/bin/python -m pip install -q --no-deps -r requirements.lock
-  .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e .
+  .venv/bin/python -m pip install -q --no-deps -e .
   echo "$want" > "$stamp"
 fi
