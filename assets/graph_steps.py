@@ -50,7 +50,21 @@ class IngestStats(BaseModel):
     backlog: int = 0
     backlog_growing: bool = False
     seconds_per_episode: list[float] = []
-    stopped_by: str | None = None          # "max_episodes" | "max_cost" when a bound left work for the next run
+    stopped_by: str | None = None          # "max_episodes" | "max_cost" | "max_cost_source_night": work left for later
+    # LLM extraction (sources in llm/both mode); all zero in structured mode.
+    llm_calls: int = 0
+    embedding_tokens: int = 0
+    llm_retries: int = 0
+    llm_rate_limited: int = 0
+    llm_timeouts: int = 0
+    llm_invalid_output: int = 0            # malformed JSON + schema-invalid answers (each retried)
+    llm_unparseable_dates: int = 0
+    llm_entities: int = 0
+    llm_facts: int = 0
+    held_for_review: int = 0
+    llm_skipped: int = 0                   # intents configured as not worth a model call
+    llm_tokens_by_prompt: dict[str, dict[str, int]] = {}
+    batch_costs_usd: list[float] = []
 
     @property
     def failure_rate(self) -> float:
@@ -81,7 +95,64 @@ def _add(stats: IngestStats, result: BatchResult) -> None:
     stats.seconds_per_episode.extend(result.per_episode_seconds)
 
 
+def _add_llm(stats: IngestStats, result: BatchResult) -> None:
+    usage = result.llm
+    stats.tokens_in += usage.tokens_in
+    stats.tokens_out += usage.tokens_out
+    stats.cost_usd += usage.cost_usd
+    stats.llm_calls += usage.calls
+    stats.embedding_tokens += usage.embedding_tokens
+    stats.llm_retries += usage.retries
+    stats.llm_rate_limited += usage.rate_limited
+    stats.llm_timeouts += usage.timeouts
+    stats.llm_invalid_output += usage.malformed + usage.schema_invalid
+    stats.llm_unparseable_dates += usage.unparseable_dates
+    stats.llm_entities += result.llm_entities
+    stats.llm_facts += result.llm_facts
+    stats.held_for_review += result.held_for_review
+    stats.llm_skipped += result.llm_skipped
+    stats.batch_costs_usd.append(round(usage.cost_usd, 6))
+    for prompt, p in usage.by_prompt.items():
+        mine = stats.llm_tokens_by_prompt.setdefault(prompt, {"calls": 0, "tokens_in": 0, "tokens_out": 0})
+        mine["calls"] += p.calls
+        mine["tokens_in"] += p.tokens_in
+        mine["tokens_out"] += p.tokens_out
+
+
+def _settle_llm(ledger: Ledger, episodes: list[Episode], result: BatchResult, limits: IngestLimits,
+                stats: IngestStats) -> None:
+    """Per episode: ingested with its tokens/cost, failed (retry/quarantine) with its tokens/cost, or left pending."""
+    deferred = set(result.deferred)
+    stats.attempted -= len(deferred)
+    per = result.episode_llm
+    done = [e for e in episodes if e.id not in deferred and e.id not in result.llm_failed]
+    if done:
+        share = (result.facts_written + result.llm_facts) // len(done)
+        ledger.mark_ingested([e.id for e in done], facts_written={e.id: share for e in done},
+                             tokens_in={i: u.tokens_in for i, u in per.items()},
+                             tokens_out={i: u.tokens_out for i, u in per.items()},
+                             cost_usd={i: u.cost_usd for i, u in per.items()})
+        stats.ingested += len(done)
+    for eid, message in result.llm_failed.items():
+        klass, _, text = message.partition(": ")
+        usage = per.get(eid)
+        status = ledger.mark_failed(eid, klass, text or message, max_attempts=limits.max_attempts,
+                                    backoff_base_s=limits.backoff_seconds,
+                                    tokens_in=usage.tokens_in if usage else 0,
+                                    tokens_out=usage.tokens_out if usage else 0,
+                                    cost_usd=usage.cost_usd if usage else 0.0)
+        if status == "quarantined":
+            stats.quarantined += 1
+        else:
+            stats.failed += 1
+    _add(stats, result)
+    _add_llm(stats, result)
+    if result.stopped_by:
+        stats.stopped_by = result.stopped_by
+
+
 def write_backlog(ledger: Ledger, writer, source: str, limits: IngestLimits, stats: IngestStats) -> None:
+    uses_llm = bool(getattr(writer, "uses_llm", False))
     while True:
         if stats.attempted >= limits.max_episodes:
             stats.stopped_by = "max_episodes"
@@ -95,11 +166,21 @@ def write_backlog(ledger: Ledger, writer, source: str, limits: IngestLimits, sta
         stats.batches += 1
         stats.attempted += len(batch)
         try:
-            result = writer.write_batch(batch)
+            if uses_llm:
+                result = writer.write_batch(batch, max_cost_usd=max(0.0, limits.max_cost_usd - stats.cost_usd))
+            else:
+                result = writer.write_batch(batch)
         except FATAL:
             raise
         except Exception:  # noqa: BLE001 - isolate the bad episode(s) below
             _write_one_by_one(ledger, writer, batch, limits, stats)
+            if stats.stopped_by:
+                break
+            continue
+        if uses_llm:
+            _settle_llm(ledger, batch, result, limits, stats)
+            if stats.stopped_by:
+                break
             continue
         ledger.mark_ingested([e.id for e in batch], facts_written=_facts_per_episode(batch, result))
         stats.ingested += len(batch)
@@ -112,9 +193,16 @@ def _facts_per_episode(batch: list[Episode], result: BatchResult) -> dict[str, i
 
 
 def _write_one_by_one(ledger: Ledger, writer, batch: list[Episode], limits: IngestLimits, stats: IngestStats) -> None:
+    uses_llm = bool(getattr(writer, "uses_llm", False))
     for episode in batch:
+        if uses_llm and stats.stopped_by:
+            stats.attempted -= 1           # not attempted: stays pending
+            continue
         try:
-            result = writer.write_batch([episode])
+            if uses_llm:
+                result = writer.write_batch([episode], max_cost_usd=max(0.0, limits.max_cost_usd - stats.cost_usd))
+            else:
+                result = writer.write_batch([episode])
         except FATAL:
             raise
         except Exception as exc:  # noqa: BLE001 - failures are data: recorded, retried, then quarantined
@@ -124,6 +212,9 @@ def _write_one_by_one(ledger: Ledger, writer, batch: list[Episode], limits: Inge
                 stats.quarantined += 1
             else:
                 stats.failed += 1
+            continue
+        if uses_llm:
+            _settle_llm(ledger, [episode], result, limits, stats)
             continue
         ledger.mark_ingested([episode.id], facts_written={episode.id: result.facts_written})
         stats.ingested += 1

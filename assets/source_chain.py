@@ -5,6 +5,7 @@ reads the export files once.
 """
 
 import datetime as dt
+import warnings
 
 import dagster as dg
 
@@ -26,6 +27,7 @@ from pipelines.resources import (
 
 GRAPH_POOL = "graph_write"
 
+warnings.filterwarnings("ignore", message=".*backfill_policy.*", category=dg.BetaWarning)   # stable in practice
 SINGLE_RUN = dg.BackfillPolicy.single_run()
 
 
@@ -69,6 +71,7 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
             "failures": stats.failures,
             "failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
             **{f"failures/{cls}": n for cls, n in sorted(stats.failures_by_class.items())},
+            **{f"reader/{name}": n for name, n in sorted(stats.reader_counts.items())},
             "partitions": len(keys),
             "staged": dg.MetadataValue.path(str(staging.path(source, RAW, keys[-1]).parent)),
             "failures_file": dg.MetadataValue.path(str(staging.path(source, FAILURES, keys[-1]))),

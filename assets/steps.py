@@ -39,6 +39,7 @@ class RawStats(BaseModel):
     failures: int = 0
     failures_by_class: dict[str, int] = Field(default_factory=dict)
     per_partition: dict[str, int] = Field(default_factory=dict)
+    reader_counts: dict[str, int] = Field(default_factory=dict)   # what a reader counts besides records (skips...)
 
     @property
     def failure_rate(self) -> float:
@@ -78,6 +79,9 @@ def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_k
     stats.records = sum(stats.per_partition.values())
     stats.failures = failures.rows
     stats.failures_by_class = dict(classes)
+    reader_stats = getattr(reader, "stats", None)
+    if isinstance(reader_stats, BaseModel):
+        stats.reader_counts = {k: v for k, v in reader_stats.model_dump().items() if isinstance(v, int)}
     staging.write_all(source, READ_STATS, partition_keys[-1], [stats.model_dump(include={"records_read", "failures"})])
     return stats
 

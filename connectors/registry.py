@@ -12,8 +12,29 @@ def _email(paths: Sequence[str | Path]) -> Reader:
     return EmailExportReader(paths)
 
 
+def _confluence(paths: Sequence[str | Path]) -> Reader:
+    from connectors.confluence import ConfluenceExportReader
+
+    return ConfluenceExportReader(paths)
+
+
+def _jira(paths: Sequence[str | Path]) -> Reader:
+    from connectors.jira import JiraExportReader
+
+    return JiraExportReader(paths)
+
+
+def _salesforce(paths: Sequence[str | Path]) -> Reader:
+    from connectors.salesforce import SalesforceExportReader
+
+    return SalesforceExportReader(paths)
+
+
 EXPORT_READERS: dict[str, Callable[[Sequence[str | Path]], Reader]] = {
     "email": _email,
+    "jira": _jira,
+    "confluence": _confluence,
+    "salesforce": _salesforce,
 }
 
 

@@ -19,6 +19,7 @@ os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 EXIT_OK = 0
 EXIT_USAGE = 2
+QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}   # step events stay in the instance, not the terminal
 SUMMARY_FIGURES = ("records", "episodes", "failures", "duplicates", "dedup_rate", "ingested", "facts_written",
                    "facts_invalidated", "quarantined", "backlog", "total_ingested", "total_backlog")
 
@@ -122,10 +123,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     job = defs.resolve_job_def(f"{args.source}_ingest" if args.source else "nightly_ingest")
     if args.start:
         tags = {ASSET_PARTITION_RANGE_START_TAG: args.start, ASSET_PARTITION_RANGE_END_TAG: args.end}
-        result = job.execute_in_process(instance=instance, tags=tags, raise_on_error=False)
+        result = job.execute_in_process(instance=instance, tags=tags, raise_on_error=False, run_config=QUIET)
         label = f"{args.start}...{args.end}"
     else:
-        result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False)
+        result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False, run_config=QUIET)
         label = day
     shown = set()
     for event in result.get_asset_materialization_events():     # a range run has one event per partition

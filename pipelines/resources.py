@@ -30,6 +30,9 @@ class ExportsResource(dg.ConfigurableResource):
     """Export files/folders per source. Point the nightly job at your own folders with GRAPHFEED_<SOURCE>_EXPORTS."""
 
     email: list[str] = []
+    jira: list[str] = []
+    confluence: list[str] = []
+    salesforce: list[str] = []
 
     def paths(self, source: str) -> list[str]:
         paths = getattr(self, source, None)
@@ -92,7 +95,7 @@ class IntentModelResource(dg.ConfigurableResource):
 def default_resources() -> dict[str, dg.ConfigurableResource]:
     return {
         "home": HomeResource(path=str(settings.home())),
-        "exports": ExportsResource(email=settings.export_paths("email")),
+        "exports": ExportsResource(**{source: settings.export_paths(source) for source in settings.SOURCES}),
         "episode_config": EpisodeConfig(
             group_id=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"),
             intent_threshold=settings.env_float("GRAPHFEED_INTENT_THRESHOLD", 0.5),

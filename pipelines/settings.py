@@ -9,7 +9,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_EXPORTS = REPO_ROOT / "sample" / "exports"
-SOURCES = ("email",)
+SOURCES = ("email", "jira", "confluence", "salesforce")
 
 DEFAULT_START_DATE = "2026-01-01"
 

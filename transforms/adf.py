@@ -87,7 +87,7 @@ def _join_blocks(blocks: list[str]) -> str:
 def _indent(text: str, prefix: str, first: str | None = None) -> str:
     lines = text.split("\n")
     head = first if first is not None else prefix
-    return "\n".join([head + lines[0]] + [(prefix + line) if line else line for line in lines[1:]])
+    return "\n".join([head + lines[0]] + [(prefix + line) if line else prefix.rstrip() for line in lines[1:]])
 
 
 def _blocks(node: dict, depth: int) -> list[str]:

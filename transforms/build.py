@@ -89,7 +89,7 @@ def make_episode(record: SourceRecord, content: str, language: str, intent: str,
     actor = record.actor
     return Episode(
         id=episode_id(record.source, record.source_key, record.version),
-        group_id=settings.group_id,
+        group_id=record.fields.get("group_id") or settings.group_id,   # a source may route a record (restricted pages)
         timestamp=record.occurred_at,
         source=record.source,
         actor=EpisodeActor(type=actor.type, id=actor.id, name=actor.name, email=actor.email),

@@ -183,6 +183,8 @@ def reference_entity(group_id: str, ref: str) -> tuple[EntitySpec, str]:
                        summary=f"{label} {ref}", attributes={"key": key, "reference": ref}), predicate)
 
 
+# Names found in prose (NER): the episode mentions the node, but "the mail mentions X" is no fact worth an edge.
+NAME_MENTIONS = ("MENTIONS_PERSON", "MENTIONS_ORGANIZATION")
 # Reference kinds that are values, not things: they stay on the Episodic node's `references`, never become entities.
 VALUE_REFERENCES = ("date:", "money:")
 
@@ -331,7 +333,9 @@ def email_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
         entity, predicate = target
         if entity.uuid == message.uuid:
             continue
-        entity = b.entity(entity)
+        entity = b.entity(entity)          # the episode MENTIONS it either way
+        if predicate in NAME_MENTIONS:     # a name in prose is not a fact about the world: no RELATES_TO edge
+            continue
         b.fact(make_fact(g, message, predicate, entity,
                          f"The email '{subject}' from {_label(sender)} on {_day(when)} mentions {entity.name}",
                          valid_at=when, episode_ids=eps))
@@ -354,13 +358,6 @@ def no_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
 
 
 Extractor = Callable[[Episode, Mapping[str, str]], FactSet]
-EXTRACTORS: dict[str, Extractor] = {"email": email_facts}
-
-
-def episode_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None) -> FactSet:
-    """The structured FactSet of one episode (pure; same input -> same uuids)."""
-    extractor = EXTRACTORS.get(episode.source, no_facts)
-    return extractor(episode, {k.lower(): v for k, v in (domain_orgs or {}).items()})
 
 
 def merge_factsets(parts: list[FactSet]) -> FactSet:
@@ -407,5 +404,5 @@ def merge_fact(old: FactSpec, new: FactSpec) -> FactSpec:
 __all__ = [
     "EntitySpec", "FactSpec", "FactSet", "EpisodeActor", "entity_uuid", "fact_uuid", "normalise_email", "person_key",
     "person_entity", "organisation_for", "organisation_entity", "reference_entity", "message_entity",
-    "attachment_entity", "make_fact", "slot_key", "email_facts", "episode_facts", "merge_factsets", "EXTRACTORS",
+    "attachment_entity", "make_fact", "slot_key", "email_facts", "no_facts", "merge_factsets", "Extractor",
 ]

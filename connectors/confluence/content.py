@@ -37,6 +37,7 @@ class ContentVersion(BaseModel):
     title: str = ""
     version: int = 1
     version_message: str = ""
+    version_key: str | None = None               # record version when there is no number (HTML export: html-<day>)
     created_at: dt.datetime | None = None        # when the page was created (version 1)
     version_at: dt.datetime | None = None        # when this version was saved
     author: ConfluenceUser | None = None         # created the page
@@ -171,7 +172,7 @@ def record_from_version(item: ContentVersion, users: UserDirectory, policy: Grou
             source=SOURCE,
             kind=item.type,
             source_key=key,
-            version=str(item.version),
+            version=item.version_key or str(item.version),
             url=page_url(base_url, item),
             title=title,
             body=converted.text,

@@ -1,6 +1,7 @@
 """Which graph group a page goes to, and restricted pages: never into a group others can read.
 
-A space maps to a group id by a rule (a template over the space key, overridable per space). A page with read
+A space maps to a group id by a rule (a template over the space key, overridable per space); by default open pages
+go to the pipeline's own group (""), so one search sees mail, tickets, pages and CRM together. A page with read
 restrictions is skipped (default) or written into the space's separate restricted group; skips are counted.
 """
 
@@ -18,13 +19,14 @@ def _safe(value: str) -> str:
 
 class GroupPolicy(BaseModel):
     restricted: Literal["skip", "separate_group"] = "skip"
-    group_template: str = "confluence_{space}"              # {space} = the space key, made [A-Za-z0-9_]
+    group_template: str = ""                # "" = the pipeline's group; e.g. "confluence_{space}" (key made [A-Za-z0-9_])
     restricted_template: str = "confluence_{space}_restricted"
     space_groups: dict[str, str] = Field(default_factory=dict)             # space key -> group id (overrides)
     restricted_space_groups: dict[str, str] = Field(default_factory=dict)  # space key -> restricted group id
 
     def group_for(self, space_key: str | None, restricted: bool) -> str | None:
-        """The group id, or None when the page must be skipped. Raises ConfigError for an invalid group id."""
+        """The group id ("" = the pipeline's group), or None when the page must be skipped.
+        Raises ConfigError for an invalid group id."""
         space = space_key or "unknown"
         if restricted:
             if self.restricted == "skip":
@@ -37,7 +39,8 @@ class GroupPolicy(BaseModel):
                 raise ConfigError(f"restricted pages of space {space!r} would go into the open group {group!r}; "
                                   "set a different restricted group")
             return validate_group_id(group)
-        return validate_group_id(self.space_groups.get(space) or self.group_template.format(space=_safe(space)))
+        group = self.space_groups.get(space) or self.group_template.format(space=_safe(space))
+        return validate_group_id(group) if group else ""
 
 
 class ReadStats(BaseModel):

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
+from connectors.graph.llm.settings import LLMSettings
+
 GROUP_ID_PATTERN = re.compile(r"^[A-Za-z0-9_]+$")
 
 
@@ -45,6 +47,8 @@ class GraphConfig(BaseModel):
     # Per source: "structured" (system-of-record fields), "llm" (Graphiti add_episode), "both".
     extraction: dict[str, Literal["structured", "llm", "both"]] = Field(default_factory=dict)
     embedded_start_timeout: float = 20.0
+    # The LLM endpoint, limits, prices, budgets and review queue; None/no base_url = no LLM anywhere.
+    llm: LLMSettings | None = None
 
     def falkor_dir(self) -> Path:
         return Path(self.home) / "falkordb"
@@ -58,14 +62,28 @@ class GraphConfig(BaseModel):
             return "minilm-local:all-MiniLM-L6-v2"
         return f"openai:{self.embedder_model}"
 
+    def llm_sources(self) -> list[str]:
+        return sorted(s for s, mode in self.extraction.items() if mode in ("llm", "both"))
+
+    def uses_llm(self) -> bool:
+        return bool(self.llm_sources())
+
     def check(self) -> "GraphConfig":
         if self.embedder == "minilm-local" and self.embedding_dim != 384:
             raise ConfigError(f"embedder minilm-local produces 384-d vectors, embedding_dim={self.embedding_dim}")
-        for source, mode in self.extraction.items():
-            if mode in ("llm", "both"):
+        llm_sources = self.llm_sources()
+        if llm_sources:
+            if self.llm is None or not self.llm.enabled:
                 raise ConfigError(
-                    f"extraction mode {mode!r} for source {source!r} is not implemented yet "
-                    "(LLM extraction through Graphiti add_episode comes in a later issue); use 'structured'")
+                    f"extraction mode llm/both for {', '.join(llm_sources)} needs an LLM endpoint (without one it is "
+                    "not implemented yet): set GRAPHFEED_LLM_BASE_URL (any OpenAI-compatible /v1 URL) and "
+                    "GRAPHFEED_LLM_MODEL, or use 'structured'")
+            prices = self.llm.price_table()
+            unpriced = [m for m in [*self.llm.models(), self.embedder_model] if not prices.knows(m)]
+            if unpriced:
+                raise ConfigError(
+                    f"no price for model(s) {', '.join(unpriced)}: budgets need one. Add them to GRAPHFEED_LLM_PRICES "
+                    '(JSON, USD per 1M tokens, e.g. {"my-model": [0.5, 1.5]}; 0 for a free local model)')
         if self.backend == "neo4j" and self.neo4j_password is None:
             raise ConfigError("backend neo4j needs neo4j_password")
         return self

@@ -49,6 +49,11 @@ def search_config(limit: int) -> SearchConfig:
         reranker=EdgeReranker.rrf), limit=limit)
 
 
+def candidates(limit: int) -> int:
+    """Hybrid search returns more than we show: the relation and current-first ordering pick from a wider pool."""
+    return max(limit * CANDIDATE_FACTOR, 50)
+
+
 def as_of_filter(moment: dt.datetime) -> SearchFilters:
     """Outer lists are OR, inner lists AND (graphiti SearchFilters)."""
     return SearchFilters(
@@ -64,17 +69,46 @@ async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.date
     driver = await writer.backend.driver(group_id)
     if as_of is not None:
         moment = as_utc(as_of)
-        results = await graphiti.search_(query, config=search_config(limit), group_ids=[group_id],
+        results = await graphiti.search_(query, config=search_config(candidates(limit)), group_ids=[group_id],
                                          search_filter=as_of_filter(moment), driver=driver)
-        edges = [e for e in results.edges if _holds(e, moment)]      # belt and braces against index quirks
+        edges = _prefer_relation([e for e in results.edges if _holds(e, moment)], query)   # holds: index quirks
     else:
         now = writer.clock()
-        results = await graphiti.search_(query, config=search_config(limit * CANDIDATE_FACTOR), group_ids=[group_id],
+        results = await graphiti.search_(query, config=search_config(candidates(limit)), group_ids=[group_id],
                                          driver=driver)
-        ranked = list(results.edges)
+        ranked = _prefer_relation(list(results.edges), query)
         edges = [e for e in ranked if _holds(e, now)] + [e for e in ranked if not _holds(e, now)]
     edges = edges[:limit]
     return await _to_hits(writer, group_id, edges)
+
+
+_STOP = {"has", "is", "in", "on", "of", "to", "by", "the", "a", "at", "for"}
+
+
+def _relation_words(name: str) -> set[str]:
+    return {w for w in name.lower().split("_") if w and w not in _STOP}
+
+
+def names_relation(edge: Any, query: str) -> bool:
+    """The question names the relation ("contact" ~ HAS_CONTACT, "owns"/"owner" ~ OWNED_BY, "assignee" ~ ASSIGNED_TO).
+
+    Hybrid search scores the words of fact sentences; many event facts share a question's nouns, so the fact whose
+    relation the question asks about is moved to the front, keeping the hybrid order otherwise.
+    """
+    words = {w.strip("?.,!'\"").lower() for w in query.replace("'s", " ").split()}
+    stems = {_stem(w) for w in words if w not in _STOP}
+    return any(_stem(r) in stems for r in _relation_words(edge.name or ""))
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "er", "ee", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _prefer_relation(edges: list[Any], query: str) -> list[Any]:
+    return [e for e in edges if names_relation(e, query)] + [e for e in edges if not names_relation(e, query)]
 
 
 def _holds(edge: Any, moment: dt.datetime) -> bool:

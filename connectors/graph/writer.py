@@ -20,10 +20,12 @@ from pydantic import BaseModel, Field
 from connectors.graph.backend import META_LABEL, GraphBackend, as_datetime
 from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig, validate_group_id
 from connectors.graph.embedders import make_embedder
+from connectors.graph.llm.meter import Usage
 from connectors.graph.timeline import SlotEdge, recompute_slot
 from connectors.graph.to_graphiti import entity_edge, entity_node, episode_properties, episodic_node, mention_edge
 from transforms.episode import Episode
-from transforms.facts import EntitySpec, FactSet, FactSpec, episode_facts, merge_factsets
+from transforms.fact_extractors import episode_facts
+from transforms.facts import EntitySpec, FactSet, FactSpec, merge_factsets
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,17 @@ class BatchResult(BaseModel):
     episodes_new: int = 0
     entities_new: int = 0
     facts_new: int = 0
+    # LLM extraction (sources in "llm"/"both" mode); all zero/empty in structured mode.
+    llm: Usage = Field(default_factory=Usage)                       # this call's total
+    episode_llm: dict[str, Usage] = Field(default_factory=dict)     # per episode id, this call only
+    llm_entities: int = 0
+    llm_facts: int = 0
+    llm_facts_invalidated: int = 0
+    held_for_review: int = 0                                        # chunks whose LLM facts wait for approval
+    llm_failed: dict[str, str] = Field(default_factory=dict)       # episode id -> "ErrorClass: message"
+    deferred: list[str] = Field(default_factory=list)              # not attempted: a budget stopped the batch
+    llm_skipped: int = 0                                            # intent in skip_intents: structured facts only
+    stopped_by: str | None = None
 
 
 class _Stored(BaseModel):
@@ -88,6 +101,9 @@ class GraphWriter:
         self._embedder = embedder
         self.clock = clock
         self._graphiti: dict[str, Any] = {}
+        self._graphiti_llm: dict[str, Any] = {}
+        self._llm: Any = None
+        self.session_id = __import__("uuid").uuid4().hex     # groups this writer's LLM spend rows (one per run)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -107,7 +123,24 @@ class GraphWriter:
 
     async def close(self) -> None:
         self._graphiti.clear()
+        self._graphiti_llm.clear()
+        if self._llm is not None:
+            await self._llm.close()
+            self._llm = None
         await self.backend.close()
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.config.uses_llm()
+
+    @property
+    def llm(self) -> Any:
+        """The LLM parts (client, limiter, meter, store), built on first use; only when a source uses llm/both."""
+        if self._llm is None:
+            from connectors.graph.llm.runtime import LLMRuntime
+
+            self._llm = LLMRuntime(self)
+        return self._llm
 
     async def __aenter__(self) -> "GraphWriter":
         return await self.open()
@@ -146,20 +179,31 @@ class GraphWriter:
     # ------------------------------------------------------------------ write
 
     async def write_batch(self, episodes: Sequence[Episode],
-                          extra_facts: Mapping[str, FactSet] | None = None) -> BatchResult:
-        """Write episodes (+ facts that come without content of their own, keyed by group id)."""
+                          extra_facts: Mapping[str, FactSet] | None = None, *,
+                          max_cost_usd: float | None = None) -> BatchResult:
+        """Write episodes (+ facts that come without content of their own, keyed by group id).
+
+        Sources in "llm"/"both" mode also go through Graphiti's add_episode, one episode at a time, until
+        max_cost_usd (this call) or the source's nightly cap is reached: the rest is returned in `deferred`. An
+        episode whose LLM extraction fails is reported in `llm_failed` instead of failing the whole batch.
+        """
         started = time.perf_counter()
         groups: dict[str, list[Episode]] = defaultdict(list)
+        llm_items: list[tuple[Episode, str]] = []
         for episode in episodes:
             validate_group_id(episode.group_id)
             mode = self.config.extraction_mode(episode.source)
             if mode != "structured":
-                raise ConfigError(f"extraction mode {mode!r} (source {episode.source!r}) is not implemented yet")
-            groups[episode.group_id].append(episode)
+                if self.config.llm is None or not self.config.llm.enabled:
+                    raise ConfigError(f"extraction mode {mode!r} (source {episode.source!r}) needs an LLM endpoint")
+                llm_items.append((episode, mode))
+            if mode != "llm":
+                groups[episode.group_id].append(episode)
         for group_id in extra_facts or {}:
             validate_group_id(group_id)
             groups.setdefault(group_id, [])
-        for group_id in groups:                       # all checks before any write
+        checked = list(groups) + [e.group_id for e, _ in llm_items if e.group_id not in groups]
+        for group_id in dict.fromkeys(checked):       # all checks before any write
             await self.check_embedder(group_id)
 
         result = BatchResult()
@@ -176,11 +220,58 @@ class GraphWriter:
             if extra_facts and group_id in extra_facts:
                 parts.append(extra_facts[group_id])
             await self._write_group(group_id, group_episodes, merge_factsets(parts), mentions, result)
+        if llm_items:
+            await self._write_llm(llm_items, result, max_cost_usd, extract_seconds)
 
         shared = time.perf_counter() - started - sum(extract_seconds.values())
         share = shared / len(episodes) if episodes else 0.0
         result.per_episode_seconds = [extract_seconds.get(e.id, 0.0) + share for e in episodes]
         return result
+
+    async def _write_llm(self, items: list[tuple[Episode, str]], result: BatchResult, max_cost_usd: float | None,
+                         seconds: dict[str, float]) -> None:
+        """One episode at a time (graphiti resolves entities against what earlier episodes wrote)."""
+        from connectors.graph.llm.budget import stop_reason
+
+        llm = self.llm
+        settings = self.config.llm
+        spent = 0.0
+        for i, (episode, mode) in enumerate(items):
+            if episode.intent in settings.skip_intents:
+                if mode == "llm":
+                    await self._write_group(episode.group_id, [episode], FactSet(), {episode.id: []}, result)
+                result.llm_skipped += 1
+                continue
+            reason = stop_reason(source=episode.source, spent_this_call=spent, max_cost_usd=max_cost_usd,
+                                 night_caps=settings.max_cost_per_source_night_usd, store=llm.store, now=self.clock())
+            if reason:
+                result.deferred = [e.id for e, _ in items[i:]]
+                result.stopped_by = reason
+                break
+            t = time.perf_counter()
+            before = llm.meter.episodes.get(episode.id, Usage()).model_copy(deep=True)
+            try:
+                if mode == "llm":     # graphiti's add_episode(uuid=...) needs the Episodic node to exist
+                    await self._write_group(episode.group_id, [episode], FactSet(), {episode.id: []}, result)
+                done = await llm.extractor.extract(episode, mode=mode)
+            except (ConfigError, EmbedderMismatch):
+                raise
+            except Exception as exc:  # noqa: BLE001 - one episode's failure is data for the ledger
+                result.llm_failed[episode.id] = f"{type(exc).__name__}: {exc}"
+                done = None
+            usage = llm.meter.episodes.get(episode.id, Usage()).minus(before)
+            llm.store.record_spend(source=episode.source, episode_id=episode.id, usage=usage, ok=done is not None,
+                                   run_id=self.session_id, chunks=done.chunks if done else 0,
+                                   content_chars=len(episode.content), at=self.clock())
+            result.episode_llm[episode.id] = usage
+            result.llm.add(usage)
+            spent += usage.cost_usd
+            if done is not None:
+                result.llm_entities += done.entities
+                result.llm_facts += done.facts
+                result.llm_facts_invalidated += done.facts_invalidated
+                result.held_for_review += done.held_chunks
+            seconds[episode.id] = seconds.get(episode.id, 0.0) + time.perf_counter() - t
 
     async def _read_stored(self, group_id: str, episodes: list[Episode], facts: FactSet) -> _Stored:
         stored = _Stored()
@@ -485,8 +576,17 @@ class SyncGraphWriter:
             raise RuntimeError("SyncGraphWriter.open() first (or use it as a context manager)")
         return self._loop.run(coro)
 
-    def write_batch(self, episodes: Sequence[Episode], extra_facts: Mapping[str, FactSet] | None = None) -> BatchResult:
-        return self._run(self._writer.write_batch(episodes, extra_facts))
+    @property
+    def uses_llm(self) -> bool:
+        return self._writer.uses_llm
+
+    def write_batch(self, episodes: Sequence[Episode], extra_facts: Mapping[str, FactSet] | None = None,
+                    **kwargs: Any) -> BatchResult:
+        return self._run(self._writer.write_batch(episodes, extra_facts, **kwargs))
+
+    def run(self, coro: Any) -> Any:
+        """Run a coroutine on the writer's loop (the review queue's approve uses the writer's drivers)."""
+        return self._run(coro)
 
     def invalidate_episodes(self, episode_ids: Sequence[str], at: dt.datetime, group_id: str | None = None) -> int:
         return self._run(self._writer.invalidate_episodes(episode_ids, at, group_id))

@@ -122,6 +122,9 @@ class Directory(BaseModel):
         if parent is None or at is None:
             return
         changes = self.history.setdefault(parent, [])
+        row_id = sid(row.get("Id"))
+        if row_id and any(c.get("row") == row_id for c in changes):
+            return                  # the same history row seen in an older snapshot of the export
         base = {"at": at, "by": sid(row.get("CreatedById")), "from": obj, "row": sid(row.get("Id"))}
         if obj == "OpportunityHistory":
             for field in OPPORTUNITY_SNAPSHOT_FIELDS:

@@ -25,10 +25,12 @@ OBJECTS: dict[str, ObjectSpec] = {s.name: s for s in [
                body=["Type", "Industry", "Website", "BillingCity", "BillingCountry", "Phone"], account=[]),
     ObjectSpec(name="Contact", kind="contact", title=["Name"],
                body=["Title", "Department", "Email", "Phone", "MailingCity"]),
+    ObjectSpec(name="User", kind="user", title=["Name"], body=["Title", "Department", "Email", "CompanyName"],
+               account=[]),
     ObjectSpec(name="Lead", kind="lead", title=["Name"], body=["Company", "Title", "Email", "Status", "LeadSource"],
                account=[]),
     ObjectSpec(name="Opportunity", kind="opportunity", title=["Name"],
-               body=["StageName", "Amount", "CurrencyIsoCode", "CloseDate", "Probability", "Type", "NextStep",
+               body=["StageName", "Amount", "CloseDate", "Probability", "Type", "NextStep",
                      "ForecastCategoryName"]),
     ObjectSpec(name="OpportunityContactRole", kind="contact_role", title=[], body=["Role", "IsPrimary"], text=[],
                account=["Opportunity.AccountId"], related=["OpportunityId"]),
@@ -38,7 +40,7 @@ OBJECTS: dict[str, ObjectSpec] = {s.name: s for s in [
     ObjectSpec(name="Case", kind="case", title=["Subject", "CaseNumber"],
                body=["CaseNumber", "Status", "Priority", "Origin", "Type", "Reason"]),
     ObjectSpec(name="Task", kind="task", title=["Subject"], body=["Status", "Priority", "ActivityDate", "CallType",
-               "CallDurationInSeconds", "TaskSubtype"], event=True, when=["CompletedDateTime", "ActivityDate"],
+               "CallDurationInSeconds", "TaskSubtype"], event=True, when=["CompletedDateTime"],
                related=["WhatId", "WhoId"]),
     ObjectSpec(name="Event", kind="event", title=["Subject"], body=["StartDateTime", "EndDateTime", "Location"],
                event=True, when=["StartDateTime", "ActivityDateTime", "ActivityDate"], related=["WhatId", "WhoId"]),
@@ -47,7 +49,7 @@ OBJECTS: dict[str, ObjectSpec] = {s.name: s for s in [
 ]}
 
 # Objects read only to resolve ids to people and names; they never become records.
-DIRECTORY_ONLY = {"User", "UserRole", "Group", "RecordType", "Profile"}
+DIRECTORY_ONLY = {"Group", "RecordType", "Profile"}
 
 # Child object -> (parent object, parent id field). Folded into the parent's fields.
 HISTORY_CHILDREN: dict[str, tuple[str, str]] = {
@@ -105,6 +107,6 @@ def object_from_file_name(stem: str) -> str:
         low = known.lower()
         if squashed in (low, low + "s", low + "es", (low[:-1] + "ies") if low.endswith("y") else low):
             return known
-    if squashed == "product2":
-        return "Product2"
-    return name
+    if "_" in name.strip("_"):
+        return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
+    return name[:1].upper() + name[1:] if name.islower() else name

@@ -30,22 +30,31 @@ def model_cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("models")
 
 
-@pytest.fixture
-def home():
+def short_home():
     """Short on purpose: the embedded FalkorDB's unix socket lives under it (socket paths stop at ~100 bytes)."""
     path = Path(tempfile.mkdtemp(prefix="gfh-"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
 
 
-@pytest.fixture
-def resources(home, model_cache) -> dict:
+home = pytest.fixture(short_home)
+module_home = pytest.fixture(short_home, scope="module", name="module_home")
+
+
+def sample_resources(home: Path, model_cache: Path) -> dict:
+    """Every resource the chains need, pointed at the bundled sample company and a private home."""
     return {
         "home": HomeResource(path=str(home)),
-        "exports": ExportsResource(email=[str(SAMPLE / "exports" / "email")]),
+        "exports": ExportsResource(**{source: [str(SAMPLE / "exports" / source)]
+                                      for source in ("email", "jira", "confluence", "salesforce")}),
         "episode_config": EpisodeConfig(jira_project_keys=["NW", "ACME"]),
         "intent_model": IntentModelResource(cache_dir=str(model_cache)),
         "graph": GraphResource(domain_orgs={"acme.example": "Acme Corp", "northwind.example": "Northwind Analytics"}),
         "ledger": LedgerResource(),
         "ingest_config": IngestConfig(batch_size=20),
     }
+
+
+@pytest.fixture
+def resources(home, model_cache) -> dict:
+    return sample_resources(home, model_cache)

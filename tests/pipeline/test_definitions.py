@@ -7,10 +7,12 @@ import dagster as dg
 from pipelines.definitions import defs
 
 
-def test_definitions_load_with_every_source_chain_and_the_model():
+def test_definitions_load_with_every_source_chain_the_model_and_the_report():
     dg.Definitions.validate_loadable(defs)
     keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
-    assert {"email/raw_records", "email/episodes", "models/intent_classifier"} <= keys
+    chains = {f"{source}/{stage}" for source in ("email", "jira", "confluence", "salesforce")
+              for stage in ("raw_records", "episodes", "graph")}
+    assert keys == chains | {"models/intent_classifier", "reporting/nightly_report"}
 
 
 def test_episodes_depend_on_raw_records_and_the_intent_model():

@@ -28,11 +28,17 @@ class LLMSettings(BaseModel):
     max_retries: int = 4                         # per call, after the first attempt
     backoff_base_s: float = 2.0
     backoff_max_s: float = 60.0
+    # Context for extraction: "thread" = up to context_episodes earlier episodes of the same thread/parent (what a
+    # reply is about), "recent" = graphiti's default (the 10 latest episodes of the whole group, full content).
+    context: Literal["thread", "recent"] = "thread"
+    context_episodes: int = 3
     # Long content is cut into chunks before extraction (graphiti itself does no chunking).
     chunk_chars: int = 6000
     chunk_overlap_chars: int = 200
     # Budgets: per run comes from IngestLimits.max_cost_usd; per source and UTC night from here.
     max_cost_per_source_night_usd: dict[str, float] = Field(default_factory=dict)
+    # Intents not worth a model call (e.g. "other": greetings, chit-chat): such episodes get structured facts only.
+    skip_intents: list[str] = Field(default_factory=list)
     # Sources whose LLM facts wait in the review queue until `graphfeed review approve`.
     review_sources: list[str] = Field(default_factory=list)
     prices: dict[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
@@ -53,8 +59,8 @@ class LLMSettings(BaseModel):
         return source in self.review_sources
 
 
-def _env_list(name: str) -> list[str]:
-    return [s.strip() for s in os.environ.get(name, "").split(",") if s.strip()]
+def _env_list(env: dict[str, str], name: str) -> list[str]:
+    return [s.strip() for s in env.get(name, "").split(",") if s.strip()]
 
 
 def _env_prices(raw: str) -> dict[str, ModelPrice]:
@@ -103,7 +109,8 @@ def llm_settings_from_env(env: dict[str, str] | None = None) -> LLMSettings | No
         max_retries=num("GRAPHFEED_LLM_MAX_RETRIES", 4, int),
         chunk_chars=num("GRAPHFEED_LLM_CHUNK_CHARS", 6000, int),
         max_cost_per_source_night_usd=budgets,
-        review_sources=_env_list("GRAPHFEED_LLM_REVIEW_SOURCES"),
+        review_sources=_env_list(env, "GRAPHFEED_LLM_REVIEW_SOURCES"),
+        skip_intents=_env_list(env, "GRAPHFEED_LLM_SKIP_INTENTS"),
         prices=_env_prices(env.get("GRAPHFEED_LLM_PRICES", "")),
         store_url=env.get("GRAPHFEED_LEDGER_URL") or None,
     )

@@ -1,0 +1,48 @@
+"""The LLM parts one GraphWriter needs, wired once: meter -> rate limiter -> metered client -> Graphiti per group."""
+
+from typing import Any
+
+from connectors.graph.llm.client import MeteredEmbedder, MeteredLLMClient
+from connectors.graph.llm.extraction import HoldingGraphiti, LLMExtractor
+from connectors.graph.llm.meter import UsageMeter
+from connectors.graph.llm.rate_limit import RateLimiter
+from connectors.graph.llm.settings import LLMSettings
+from connectors.graph.llm.store import LLMStore
+
+
+def store_url(settings: LLMSettings, home: Any) -> str:
+    from connectors.graph.ledger import ledger_url_for_home
+
+    return settings.store_url or ledger_url_for_home(home)
+
+
+class LLMRuntime:
+    def __init__(self, writer: Any):
+        config = writer.config
+        self.settings: LLMSettings = config.llm
+        self.writer = writer
+        self.meter = UsageMeter(self.settings.price_table())
+        self.limiter = RateLimiter(self.settings.requests_per_minute, self.settings.tokens_per_minute)
+        self.client = MeteredLLMClient(self.settings, meter=self.meter, limiter=self.limiter)
+        self.store = LLMStore(store_url(self.settings, config.home))
+        self.extractor = LLMExtractor(self.settings, self.meter, self.store, self.graphiti_for, writer.backend,
+                                      writer.clock)
+        self._graphiti: dict[str, Any] = {}
+
+    async def graphiti_for(self, group_id: str) -> HoldingGraphiti:
+        if group_id not in self._graphiti:
+            from connectors.graph.embedders import EmbeddingReranker
+
+            driver = await self.writer.backend.driver(group_id)
+            embedder = MeteredEmbedder(self.writer.embedder, self.meter, self.writer.config.embedder_model)
+            self._graphiti[group_id] = HoldingGraphiti(
+                graph_driver=driver, llm_client=self.client, embedder=embedder,
+                cross_encoder=EmbeddingReranker(self.writer.embedder), max_coroutines=self.settings.concurrency)
+        return self._graphiti[group_id]
+
+    async def close(self) -> None:
+        self._graphiti.clear()
+        try:
+            await self.client.client.close()
+        finally:
+            self.store.close()

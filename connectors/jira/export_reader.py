@@ -1,0 +1,102 @@
+"""JiraExportReader: folders/files of Jira JSON (REST responses, webhook payloads), CSV and XML/RSS exports.
+
+The format is decided by content first (a JSON bracket, an XML angle bracket, a CSV header with 'Issue key') and by the
+file extension second. Files are walked in sorted order so output and checkpoints are deterministic.
+"""
+
+import datetime as dt
+import os
+from collections.abc import Generator, Iterator, Sequence
+from pathlib import Path
+
+from connectors.contract import FileCheckpoint, Item, TimeWindow
+from connectors.jira.flat_exports import items_from_csv, items_from_xml
+from connectors.jira.issue_record import SOURCE, failure
+from connectors.jira.json_export import items_from_json
+from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+
+
+def sniff(head: bytes, name: str) -> str | None:
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    suffix = Path(name).suffix.lower()
+    if stripped[:1] in (b"{", b"["):
+        return "json"
+    if stripped[:1] == b"<":
+        return "xml"
+    if b"Issue key" in head.split(b"\n", 1)[0] or suffix == ".csv":
+        return "csv"
+    if suffix in (".json", ".xml"):
+        return suffix[1:]
+    return None
+
+
+class JiraExportReader:
+    source = SOURCE
+
+    def __init__(self, paths: Sequence[str | Path], *, base_url: str | None = None,
+                 content_fields: Sequence[str] = (), csv_timezone: dt.tzinfo = dt.timezone.utc,
+                 max_file_bytes: int = 200_000_000):
+        self.paths = [Path(p) for p in paths]
+        self.base_url = base_url
+        self.content_fields = tuple(content_fields)
+        self.csv_timezone = csv_timezone
+        self.max_file_bytes = max_file_bytes
+
+    def read(self, window: TimeWindow | None = None,
+             checkpoint: FileCheckpoint | None = None) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
+        done = list(checkpoint.files_done) if checkpoint else []
+        skip = set(done)
+        for path in self._files():
+            if isinstance(path, RecordFailure):
+                yield path
+                continue
+            name = str(path)
+            if name in skip:
+                continue
+            for item in self.read_file(path):
+                if window is None or isinstance(item, RecordFailure) or window.contains(item.updated_at):
+                    yield item
+            done.append(name)
+            skip.add(name)
+        return FileCheckpoint(has_more=False, files_done=done)
+
+    def _files(self) -> Iterator[Path | RecordFailure]:
+        for root in self.paths:
+            if root.is_dir():
+                errors: list[OSError] = []
+                for folder, dirs, files in os.walk(root, onerror=errors.append):
+                    dirs.sort()
+                    for file_name in sorted(files):
+                        yield Path(folder) / file_name
+                for error in errors:
+                    yield failure(Origin(file=str(error.filename or root)), ErrorClass.io_error,
+                                  f"cannot list folder: {error.strerror or error}")
+            elif root.exists():
+                yield root
+            else:
+                yield failure(Origin(file=str(root)), ErrorClass.io_error, "no such file or folder")
+
+    def read_file(self, path: Path) -> Iterator[Item]:
+        origin = Origin(file=str(path))
+        try:
+            size = path.stat().st_size
+            if size > self.max_file_bytes:
+                yield failure(origin, ErrorClass.too_large,
+                              f"file of {size:,} bytes is over the {self.max_file_bytes:,}-byte limit")
+                return
+            data = path.read_bytes()
+        except OSError as exc:
+            yield failure(origin, ErrorClass.io_error, f"cannot read file: {exc.strerror or exc}")
+            return
+        kind = sniff(data[:4096], path.name)
+        if kind == "json":
+            yield from items_from_json(data, origin, self.base_url, self.content_fields)
+        elif kind == "xml":
+            yield from items_from_xml(data, origin, self.base_url, self.content_fields)
+        elif kind == "csv":
+            yield from items_from_csv(data, origin, self.base_url, self.content_fields, self.csv_timezone)
+        elif not data.strip():
+            yield failure(origin, ErrorClass.parse_error, f"empty file ({len(data)} bytes)")
+        else:
+            yield failure(origin, ErrorClass.unsupported,
+                          "not a Jira export: expected JSON (REST/webhook), CSV with an 'Issue key' column, or XML/RSS")

@@ -1,0 +1,329 @@
+"""One Jira issue (REST v2 or v3 JSON, or what the CSV/XML readers build in that shape) -> records.
+
+The issue itself is one record (source key = issue key; content = summary + description + configured custom fields)
+and each comment is one record (source key = issue key + '#' + comment id). Everything the facts need travels in
+`fields`: current values, the normalised change history with change times, links, parent/epic, a people directory
+(account id -> person) so history values resolve to the same person node as mail, and custom fields by name.
+"""
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from connectors.jira.people import actor, collect_users, named_person, person
+from connectors.jira.times import epoch_ms, iso, parse_time
+from connectors.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
+from transforms.adf import adf_media, adf_to_text, is_adf
+from transforms.jira_wiki import wiki_to_text
+
+SOURCE = "jira"
+Item = SourceRecord | RecordFailure
+
+# Changelog field names (Server spells them as shown, Cloud adds fieldId) -> our slot names.
+TRACKED_FIELDS = {
+    "status": "status", "assignee": "assignee", "reporter": "reporter", "priority": "priority",
+    "resolution": "resolution", "fix version": "fix_version", "fixversions": "fix_version", "sprint": "sprint",
+    "duedate": "due_date", "due date": "due_date", "parent": "parent", "issueparentassociation": "parent",
+    "epic link": "epic", "link": "link",
+}
+PERSON_FIELDS = {"assignee", "reporter"}
+
+
+def failure(origin: Origin, error_class: ErrorClass, reason: str, key: str | None = None) -> RecordFailure:
+    return RecordFailure(source=SOURCE, source_key=key, location=origin, error_class=error_class, reason=reason[:500])
+
+
+def body_text(value: Any) -> str:
+    """Description/comment body: ADF (Cloud v3) or wiki markup (Server v2, exports)."""
+    if value is None:
+        return ""
+    if is_adf(value):
+        return adf_to_text(value)
+    if isinstance(value, str):
+        return wiki_to_text(value)
+    if isinstance(value, dict):
+        return adf_to_text(value)
+    return ""
+
+
+def _name(value: Any) -> str | None:
+    """The display value of a Jira field value (status/priority/version/option objects, strings, numbers)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, dict):
+        for key in ("name", "value", "displayName", "key", "title"):
+            if isinstance(value.get(key), str) and value[key].strip():
+                return value[key].strip()
+    return None
+
+
+def simplify(value: Any, depth: int = 0) -> Any:
+    """A custom field value reduced to JSON-safe strings/numbers/lists/dicts (ADF to text)."""
+    if depth > 6:
+        return None
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return value
+    if is_adf(value):
+        return adf_to_text(value)
+    if isinstance(value, list):
+        return [simplify(v, depth + 1) for v in value[:200]]
+    if isinstance(value, dict):
+        name = _name(value)
+        if name is not None:
+            return name
+        return {str(k): simplify(v, depth + 1) for k, v in list(value.items())[:50]
+                if not str(k).startswith(("self", "avatarUrls", "iconUrl"))}
+    return str(value)
+
+
+def sprint_names(value: Any) -> list[str]:
+    """Sprint field: a list of sprint objects (Cloud/new Server) or 'com.atlassian...Sprint@..[name=X,..]' strings."""
+    names = []
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, dict) and item.get("name"):
+            names.append(str(item["name"]))
+        elif isinstance(item, str) and "name=" in item:
+            names.append(item.split("name=", 1)[1].split(",", 1)[0])
+        elif isinstance(item, str) and item.strip():
+            names.append(item.strip())
+    return names
+
+
+def _histories(issue: dict, changelog: Sequence[dict] | None) -> list[dict]:
+    if changelog is not None:
+        return [h for h in changelog if isinstance(h, dict)]
+    log = issue.get("changelog")
+    if isinstance(log, dict) and isinstance(log.get("histories"), list):
+        return [h for h in log["histories"] if isinstance(h, dict)]
+    return []
+
+
+def normalise_history(histories: Sequence[dict], directory: dict[str, dict[str, str]]) -> list[dict]:
+    """Changelog -> [{id, at, author, field, slot, from, from_string, to, to_string}] sorted by time (then id).
+
+    Every item is kept (slot None for fields we do not model as facts); the facts use the tracked ones.
+    """
+    out = []
+    for entry in histories:
+        at = parse_time(entry.get("created"))
+        if at is None:
+            continue
+        author = person(entry.get("author"))
+        for item in entry.get("items") or []:
+            if not isinstance(item, dict):
+                continue
+            field = str(item.get("field") or item.get("fieldId") or "")
+            slot = TRACKED_FIELDS.get(field.casefold()) or TRACKED_FIELDS.get(str(item.get("fieldId") or "").casefold())
+            change = {"id": str(entry.get("id") or ""), "at": iso(at), "author": author, "field": field, "slot": slot,
+                      "from": _str(item.get("from")), "from_string": _str(item.get("fromString")),
+                      "to": _str(item.get("to")), "to_string": _str(item.get("toString"))}
+            if slot in PERSON_FIELDS:
+                change["from_person"] = named_person(change["from_string"], change["from"], directory)
+                change["to_person"] = named_person(change["to_string"], change["to"], directory)
+            out.append(change)
+    out.sort(key=lambda c: (c["at"], c["id"]))
+    return out
+
+
+def _str(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _links(fields: dict) -> list[dict[str, str]]:
+    out = []
+    for link in fields.get("issuelinks") or []:
+        if not isinstance(link, dict):
+            continue
+        kind = link.get("type") if isinstance(link.get("type"), dict) else {}
+        for direction, verb_key in (("outward", "outward"), ("inward", "inward")):
+            other = link.get(f"{direction}Issue")
+            if isinstance(other, dict) and other.get("key"):
+                out.append({"type": str(kind.get("name") or "Relates"), "direction": direction,
+                            "verb": str(kind.get(verb_key) or kind.get("name") or "relates to"),
+                            "key": str(other["key"])})
+    return out
+
+
+def _custom_fields(fields: dict, names: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for field_id, value in fields.items():
+        if not field_id.startswith("customfield_") or value is None or value == [] or value == "":
+            continue
+        out[names.get(field_id, field_id)] = simplify(value)
+    return out
+
+
+def _epic_key(fields: dict, names: Mapping[str, str]) -> str | None:
+    epic = fields.get("epic")
+    if isinstance(epic, dict) and epic.get("key"):
+        return str(epic["key"])
+    for field_id, name in names.items():
+        if name.casefold() == "epic link" and isinstance(fields.get(field_id), str):
+            return fields[field_id]
+    return None
+
+
+def _attachments(fields: dict, description: Any) -> list[Attachment]:
+    out, seen = [], set()
+    for att in fields.get("attachment") or []:
+        if isinstance(att, dict) and att.get("filename"):
+            size = att.get("size") if isinstance(att.get("size"), int) else None
+            out.append(Attachment(name=str(att["filename"]), size=size, media_type=_str(att.get("mimeType"))))
+            seen.add(str(att["filename"]))
+    for media in adf_media(description) if is_adf(description) else []:
+        name = media.get("name") or media.get("id")
+        if name and name not in seen:
+            out.append(Attachment(name=name))
+            seen.add(name)
+    return out
+
+
+def browse_url(issue: dict, base_url: str | None) -> str | None:
+    key = issue.get("key")
+    if base_url:
+        return f"{base_url.rstrip('/')}/browse/{key}"
+    self_url = issue.get("self")
+    if isinstance(self_url, str) and "/rest/api/" in self_url:
+        return f"{self_url.split('/rest/api/', 1)[0]}/browse/{key}"
+    return None
+
+
+def issue_records(issue: Any, origin: Origin, *, base_url: str | None = None,
+                  field_names: Mapping[str, str] | None = None, content_fields: Sequence[str] = (),
+                  changelog: Sequence[dict] | None = None, comments: Sequence[dict] | None = None,
+                  export_format: str = "json", default_tz: dt.tzinfo = dt.timezone.utc) -> list[Item]:
+    """The issue record followed by one record per comment; failures instead of records for what cannot be read."""
+    if not isinstance(issue, dict):
+        return [failure(origin, ErrorClass.parse_error, f"an issue must be a JSON object, got {type(issue).__name__}")]
+    key = _str(issue.get("key"))
+    if not key:
+        return [failure(origin, ErrorClass.missing_field, "issue has no key")]
+    fields = issue.get("fields")
+    if not isinstance(fields, dict):
+        return [failure(origin, ErrorClass.missing_field, "issue has no fields object", key)]
+    names = {**(issue.get("names") if isinstance(issue.get("names"), dict) else {}), **(field_names or {})}
+    created = parse_time(fields.get("created"), default_tz)
+    updated = parse_time(fields.get("updated"), default_tz) or created
+    created = created or updated
+    if created is None:
+        return [failure(origin, ErrorClass.missing_field, "issue has neither a created nor an updated date", key)]
+
+    directory: dict[str, dict[str, str]] = {}
+    collect_users(issue, directory)
+    collect_users(list(changelog or []), directory)
+    collect_users(list(comments or []), directory)
+    history = normalise_history(_histories(issue, changelog), directory)
+
+    summary = _str(fields.get("summary")) or ""
+    description = fields.get("description")
+    reporter, assignee, creator = person(fields.get("reporter")), person(fields.get("assignee")), person(fields.get("creator"))
+    parent = fields.get("parent") if isinstance(fields.get("parent"), dict) else None
+    custom = _custom_fields(fields, names)
+    sprint = next((sprint_names(v) for k, v in fields.items() if names.get(k, "").casefold() == "sprint" or k == "sprint"), [])
+    url = browse_url(issue, base_url)
+    links = _links(fields)
+
+    body = body_text(description)
+    extra = [f"{name}: {_show(custom[name])}" for name in content_fields if custom.get(name) not in (None, "", [])]
+    if extra:
+        body = (body + "\n\n" if body else "") + "\n".join(extra)
+    participants = [Participant(role=role, actor=actor(p))
+                    for role, p in (("reporter", reporter), ("assignee", assignee), ("creator", creator)) if p]
+    record_fields: dict[str, Any] = {
+        "format": export_format,
+        "issue_id": _str(issue.get("id")),
+        "issue_key": key,
+        "project": _name(fields.get("project")) if not isinstance(fields.get("project"), dict)
+        else _str(fields["project"].get("key")) or _name(fields["project"]),
+        "issue_type": _name(fields.get("issuetype")),
+        "summary": summary,
+        "status": _name(fields.get("status")),
+        "priority": _name(fields.get("priority")),
+        "resolution": _name(fields.get("resolution")),
+        "assignee": assignee,
+        "reporter": reporter,
+        "creator": creator,
+        "labels": [str(x) for x in fields.get("labels") or [] if isinstance(x, (str, int))],
+        "components": [n for n in (_name(c) for c in fields.get("components") or []) if n],
+        "fix_versions": [n for n in (_name(v) for v in fields.get("fixVersions") or []) if n],
+        "sprints": sprint,
+        "due_date": _str(fields.get("duedate")),
+        "created": iso(created),
+        "updated": iso(updated),
+        "resolved": iso(parse_time(fields.get("resolutiondate"), default_tz)),
+        "parent": _str(parent.get("key")) if parent else None,
+        "epic": _epic_key(fields, names),
+        "links": links,
+        "history": history,
+        "people": directory,
+        "custom_fields": custom,
+    }
+    record = SourceRecord(
+        source=SOURCE, kind="issue", source_key=key, version=str(epoch_ms(updated or created)), url=url,
+        title=summary, body=body, actor=actor(reporter or creator), occurred_at=created, updated_at=updated or created,
+        participants=participants, attachments=_attachments(fields, description),
+        links=[url] if url else [], parent_key=record_fields["parent"] or record_fields["epic"], thread_key=key,
+        related_keys=sorted({link["key"] for link in links}), fields=record_fields, origin=origin,
+    )
+    items: list[Item] = [record]
+    raw_comments = comments if comments is not None else _embedded_comments(fields)
+    for index, comment in enumerate(raw_comments):
+        items.append(comment_record(comment, key, summary, url, origin.model_copy(update={"index": index}),
+                                    default_tz))
+    return items
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(_show(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_show(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _embedded_comments(fields: dict) -> list[dict]:
+    block = fields.get("comment")
+    if isinstance(block, dict) and isinstance(block.get("comments"), list):
+        return block["comments"]
+    if isinstance(block, list):
+        return block
+    return []
+
+
+def comment_record(comment: Any, issue_key: str, summary: str, issue_url: str | None, origin: Origin,
+                   default_tz: dt.tzinfo = dt.timezone.utc) -> Item:
+    if not isinstance(comment, dict):
+        return failure(origin, ErrorClass.parse_error, "comment is not a JSON object", issue_key)
+    comment_id = _str(comment.get("id"))
+    if not comment_id:
+        return failure(origin, ErrorClass.missing_field, "comment has no id", issue_key)
+    source_key = f"{issue_key}#{comment_id}"
+    created = parse_time(comment.get("created"), default_tz)
+    updated = parse_time(comment.get("updated"), default_tz) or created
+    if created is None:
+        return failure(origin, ErrorClass.missing_field, "comment has no created date", source_key)
+    author = person(comment.get("author"))
+    body = comment.get("body")
+    url = f"{issue_url}?focusedCommentId={comment_id}" if issue_url else None
+    attachments = [Attachment(name=m.get("name") or m.get("id", "media")) for m in adf_media(body)] if is_adf(body) else []
+    return SourceRecord(
+        source=SOURCE, kind="comment", source_key=source_key, version=str(epoch_ms(updated or created)), url=url,
+        title=f"Comment on {issue_key}: {summary}" if summary else f"Comment on {issue_key}", body=body_text(body),
+        actor=actor(author), occurred_at=created, updated_at=updated or created,
+        participants=[Participant(role="author", actor=actor(author))] if author else [],
+        attachments=attachments, parent_key=issue_key, thread_key=issue_key,
+        fields={"issue_key": issue_key, "comment_id": comment_id, "author": author,
+                "update_author": person(comment.get("updateAuthor")),
+                "created": iso(created), "updated": iso(updated),
+                "visibility": simplify(comment.get("visibility")) if comment.get("visibility") else None},
+        origin=origin,
+    )

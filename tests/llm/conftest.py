@@ -1,0 +1,66 @@
+"""LLM-path fixtures: the scripted OpenAI-compatible server, a private graph home, configs that point at both."""
+
+import datetime as dt
+import os
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
+
+from tests.llm.scripted_server import ScriptedOpenAI  # noqa: E402
+
+T0 = dt.datetime(2026, 4, 1, 9, 0, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture
+def llm_server():
+    with ScriptedOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def graph_home():
+    home = Path(tempfile.mkdtemp(prefix="gfl-"))       # short: unix socket path limit
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
+def group_id() -> str:
+    return "t_" + uuid.uuid4().hex[:10]
+
+
+def llm_settings(server: ScriptedOpenAI, **overrides):
+    from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice
+    from connectors.graph.llm.settings import LLMSettings
+
+    prices = dict(DEFAULT_PRICES)
+    prices["scripted-large"] = ModelPrice(input_per_mtok=1000.0, output_per_mtok=4000.0)   # big, so costs are visible
+    prices["scripted-small"] = ModelPrice(input_per_mtok=100.0, output_per_mtok=400.0)
+    values = dict(base_url=server.base_url, api_key="test-key", model="scripted-large", small_model="scripted-small",
+                  timeout_s=5.0, backoff_base_s=0.01, backoff_max_s=0.05, max_retries=3, concurrency=2,
+                  requests_per_minute=None, tokens_per_minute=None, prices=prices)
+    values.update(overrides)
+    return LLMSettings(**values)
+
+
+def llm_config(home: Path, server: ScriptedOpenAI, *, mode: str = "llm", source: str = "email", **llm_overrides):
+    from connectors.graph.config import GraphConfig
+
+    return GraphConfig(home=home, extraction={source: mode}, llm=llm_settings(server, **llm_overrides))
+
+
+def mail(group_id: str, key: str, content: str, when: dt.datetime = T0, title: str = "Status"):
+    from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
+
+    return Episode(
+        id=episode_id("email", key, "1"), group_id=group_id, timestamp=when, source="email",
+        actor=EpisodeActor(type="human", id="dana@acme.example", name="Dana Fox", email="dana@acme.example"),
+        intent="decision", intent_confidence=0.9, content=content,
+        metadata=EpisodeMetadata(source_key=key, kind="email", version="1", title=title, occurred_at=when,
+                                 updated_at=when),
+        fingerprint=f"fp-{key}")

@@ -1,0 +1,89 @@
+"""End to end on the bundled sample: export -> episodes -> facts -> embedded FalkorDB -> search.
+
+"Who is Acme's contact now?" -> Priya Raman; "as of 1 May?" -> Dana Whitfield; the opportunity's stage history; both
+arrival orders of the two weekly exports give the same answers.
+"""
+
+import datetime as dt
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from connectors.contract import split
+from connectors.graph.config import GraphConfig
+from connectors.graph.writer import SyncGraphWriter
+from connectors.salesforce import SalesforceExportReader
+from transforms.build import EpisodeSettings, make_episode, record_text
+from transforms.fact_extractors import episode_facts
+from transforms.facts_salesforce import salesforce_facts
+
+os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
+REPO = Path(__file__).resolve().parents[2]
+EXPORTS = sorted((REPO / "sample" / "exports" / "salesforce").glob("*/*.ZIP"))
+UTC = dt.timezone.utc
+
+
+def extractor(episode, domain_orgs):
+    return salesforce_facts(episode, domain_orgs) if episode.source == "salesforce" else episode_facts(episode, domain_orgs)
+
+
+def episodes_of(path: Path, group_id: str):
+    records, _ = split(SalesforceExportReader([path]).read())
+    settings = EpisodeSettings(group_id=group_id)
+    return [make_episode(r, record_text(r), "en", "other", 1.0, [], settings) for r in records]
+
+
+def test_given_the_sample_facts_then_the_contact_slot_holds_dana_then_priya():
+    facts = []
+    for path in EXPORTS:
+        for ep in episodes_of(path, "g"):
+            facts += [f for f in salesforce_facts(ep, {}).facts if f.predicate == "HAS_CONTACT"]
+    assert len(EXPORTS) == 2
+    assert [(f.fact.split(" is ")[0], f.valid_at) for f in sorted(facts, key=lambda f: f.valid_at)] == [
+        ("Dana Whitfield", dt.datetime(2026, 3, 2, 16, 5, tzinfo=UTC)),
+        ("Priya Raman", dt.datetime(2026, 6, 8, 14, 10, tzinfo=UTC))]
+    assert len({f.single_valued for f in facts}) == 1 and facts[0].single_valued == "org:acme.example|HAS_CONTACT"
+
+
+@pytest.fixture
+def home():
+    path = Path(tempfile.mkdtemp(prefix="gfs-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def ingest_and_ask(home: Path, order: list[Path]):
+    group = "sf_sample"
+    with SyncGraphWriter(GraphConfig(home=home), extractor=extractor) as writer:
+        for path in order:
+            writer.write_batch(episodes_of(path, group))
+        ask = "Who is the primary contact of Acme Corp?"
+        now = writer.search(ask, group_id=group, limit=20)
+        before = writer.search(ask, group_id=group, as_of=dt.datetime(2026, 5, 1, tzinfo=UTC), limit=5)
+        edge = {m: writer.search(ask, group_id=group, as_of=dt.datetime(2026, 6, 8, 14, m, tzinfo=UTC), limit=5)
+                for m in (9, 11)}
+        stage_q = "Acme Corp - Data Platform 2026 is in stage"
+        stage_april = {day: writer.search(stage_q, group_id=group, as_of=dt.datetime(2026, *day, tzinfo=UTC), limit=10)
+                       for day in ((3, 3), (3, 10), (4, 1))}
+        stage_now = writer.search(stage_q, group_id=group, limit=10)
+    return now, before, stage_april, stage_now, edge
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", ["in_order", "reversed"])
+def test_given_both_exports_when_ingested_then_search_answers_contact_now_and_before(home, order):
+    paths = EXPORTS if order == "in_order" else list(reversed(EXPORTS))
+    now, before, stage_april, stage_now, edge = ingest_and_ask(home, paths)
+    contact_now = [h for h in now if h.name == "HAS_CONTACT"]
+    assert contact_now[0].object == "Priya Raman" and contact_now[0].invalid_at is None
+    assert [h.object for h in edge[9] if h.name == "HAS_CONTACT"] == ["Dana Whitfield"]     # ends at the change
+    assert [h.object for h in edge[11] if h.name == "HAS_CONTACT"] == ["Priya Raman"]
+    contact_before = [h for h in before if h.name == "HAS_CONTACT"]
+    assert [h.object for h in contact_before] == ["Dana Whitfield"]
+    stages = {day: [h.object for h in hits if h.name == "IN_STAGE"] for day, hits in stage_april.items()}
+    assert stages == {(3, 3): ["Qualification"], (3, 10): ["Proposal/Price Quote"], (4, 1): ["Negotiation/Review"]}
+    current = [h for h in stage_now if h.name == "IN_STAGE" and h.invalid_at is None]
+    assert [h.object for h in current] == ["Closed Won"]

@@ -1,0 +1,22 @@
+"""Which structured-fact extractor serves which source. Each source issue adds its extractor here."""
+
+from collections.abc import Mapping
+
+from transforms.episode import Episode
+from transforms.facts import Extractor, FactSet, email_facts, no_facts
+from transforms.facts_confluence import confluence_facts
+from transforms.facts_jira import jira_facts
+from transforms.facts_salesforce import salesforce_facts
+
+EXTRACTORS: dict[str, Extractor] = {
+    "email": email_facts,
+    "jira": jira_facts,
+    "confluence": confluence_facts,
+    "salesforce": salesforce_facts,
+}
+
+
+def episode_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None) -> FactSet:
+    """The structured FactSet of one episode (pure; same input -> same uuids)."""
+    extractor = EXTRACTORS.get(episode.source, no_facts)
+    return extractor(episode, {k.lower(): v for k, v in (domain_orgs or {}).items()})

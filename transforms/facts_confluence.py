@@ -1,0 +1,160 @@
+"""Structured facts of a Confluence episode: page PART_OF parent, IN_SPACE space, author, last editor, owner, links.
+
+Single-valued slots (a page has one parent, one space, one last editor and one owner at a time) carry valid_at = the
+version's own save time, so each page version re-states them and the writer ends the previous holder.
+"""
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from transforms.episode import Episode, EpisodeActor
+from transforms.facts import (
+    EntitySpec,
+    FactSet,
+    _Builder,
+    entity_uuid,
+    make_fact,
+    normalise_email,
+    organisation_entity,
+    organisation_for,
+    person_entity,
+    reference_entity,
+    reference_target,
+    slot_key,
+)
+
+
+def page_entity(group_id: str, page_id: str, title: str = "", kind: str = "page") -> EntitySpec:
+    """The same node a text reference confluence:page:<id> resolves to, named by its title when known."""
+    entity, _ = reference_entity(group_id, f"confluence:page:{page_id}")
+    if title:
+        entity = entity.model_copy(update={"name": title, "summary": f"Confluence {kind} '{title}' ({page_id})",
+                                           "attributes": {**entity.attributes, "title": title}})
+    return entity
+
+
+def space_entity(group_id: str, key: str, name: str | None) -> EntitySpec:
+    ekey = f"confluence-space:{key}"
+    shown = name or key
+    return EntitySpec(uuid=entity_uuid(group_id, ekey), key=ekey, label="Space", name=shown,
+                      summary=f"Confluence space {shown} ({key})", attributes={"key": ekey, "space_key": key})
+
+
+def _person(group_id: str, value: Any) -> tuple[EntitySpec, EpisodeActor] | None:
+    if not isinstance(value, Mapping) or not value.get("id"):
+        return None
+    actor = EpisodeActor(type="human", id=str(value["id"]), name=value.get("name") or None,
+                         email=value.get("email") or None)
+    return person_entity(group_id, actor, "confluence"), actor
+
+
+def _time(value: Any, fallback: dt.datetime) -> dt.datetime:
+    if isinstance(value, str) and value:
+        try:
+            return dt.datetime.fromisoformat(value)
+        except ValueError:
+            pass
+    return fallback
+
+
+def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
+    g, meta = episode.group_id, episode.metadata
+    f = meta.fields or {}
+    when = _time(f.get("version_at"), episode.timestamp)
+    eps = [episode.id]
+    b = _Builder()
+    kind = str(f.get("content_type") or meta.kind)
+    version = f.get("version") or meta.version
+    people: list[tuple[EntitySpec, Any]] = []
+
+    if kind == "comment":
+        page_id = f.get("page_id") or meta.parent_key
+        comment = b.entity(reference_entity(g, f"confluence:comment:{meta.source_key}")[0].model_copy(
+            update={"label": "Comment", "name": meta.title or f"Comment {meta.source_key}"}))
+        author = _person(g, {"id": episode.actor.id, "name": episode.actor.name, "email": episode.actor.email})
+        if author:
+            person = b.entity(author[0])
+            people.append(author)
+            b.fact(make_fact(g, person, "COMMENTED", comment,
+                             f"{person.name} commented on '{f.get('page_title') or page_id}' on {when.date().isoformat()}",
+                             valid_at=when, episode_ids=eps, qualifier=meta.source_key))
+        if page_id:
+            page = b.entity(page_entity(g, str(page_id), f.get("page_title") or ""))
+            where = "an inline comment" if f.get("location") == "inline" else "a comment"
+            b.fact(make_fact(g, comment, "COMMENT_ON", page, f"{where.capitalize()} by "
+                             f"{episode.actor.name or episode.actor.id} is on '{page.name}'",
+                             valid_at=when, episode_ids=eps, keyed_by_time=False))
+        subject = comment
+        subject_name = f"a comment on '{f.get('page_title') or page_id}'"
+    else:
+        page = b.entity(page_entity(g, meta.source_key, meta.title, kind))
+        subject, subject_name = page, f"'{page.name}'"
+        page_slot = f"ref:confluence:page:{meta.source_key}"
+        space_key = f.get("space_key")
+        if space_key:
+            space = b.entity(space_entity(g, str(space_key), f.get("space_name")))
+            b.fact(make_fact(g, page, "IN_SPACE", space, f"{page.name} is in the Confluence space {space.name}",
+                             valid_at=when, episode_ids=eps, single_valued=slot_key(page_slot, "IN_SPACE")))
+        ancestors = f.get("ancestors") or []
+        if ancestors and isinstance(ancestors[-1], Mapping) and ancestors[-1].get("id"):
+            parent = b.entity(page_entity(g, str(ancestors[-1]["id"]), str(ancestors[-1].get("title") or "")))
+            b.fact(make_fact(g, page, "PART_OF", parent, f"{page.name} is part of {parent.name}",
+                             valid_at=when, episode_ids=eps, single_valued=slot_key(page_slot, "PART_OF")))
+        author = _person(g, f.get("author"))
+        if author:
+            person = b.entity(author[0])
+            people.append(author)
+            b.fact(make_fact(g, page, "CREATED_BY", person, f"{page.name} was created by {person.name}",
+                             valid_at=_time(f.get("created_at"), when), episode_ids=eps, keyed_by_time=False))
+        editor = _person(g, f.get("last_editor"))
+        if editor:
+            person = b.entity(editor[0])
+            people.append(editor)
+            b.fact(make_fact(g, page, "LAST_EDITED_BY", person,
+                             f"{page.name} was last edited by {person.name} (version {version}, {when.date().isoformat()})",
+                             valid_at=when, episode_ids=eps, single_valued=slot_key(page_slot, "LAST_EDITED_BY")))
+        owner = _person(g, f.get("owner"))
+        if owner:
+            person = b.entity(owner[0])
+            people.append(owner)
+            b.fact(make_fact(g, page, "OWNED_BY", person,
+                             f"{page.name} is owned by {person.name} (version {version}, {when.date().isoformat()})",
+                             valid_at=when, episode_ids=eps, single_valued=slot_key(page_slot, "OWNED_BY")))
+        for att in f.get("attachments") or []:
+            if not isinstance(att, Mapping) or not att.get("name"):
+                continue
+            entity, _ = reference_entity(g, f"attachment:name:{att['name']}")
+            extra = {k: v for k, v in (("media_type", att.get("media_type")), ("version", att.get("version")))
+                     if v is not None}
+            entity = b.entity(entity.model_copy(update={"label": "Attachment", "name": str(att["name"]),
+                                                        "attributes": {**entity.attributes, **extra}}))
+            b.fact(make_fact(g, page, "HAS_ATTACHMENT", entity, f"{page.name} has the attachment {entity.name}",
+                             valid_at=when, episode_ids=eps, keyed_by_time=False))
+
+    for mention in f.get("mentions") or []:
+        found = _person(g, mention)
+        if found:
+            person = b.entity(found[0])
+            b.fact(make_fact(g, subject, "MENTIONS_PERSON", person, f"{subject_name} mentions {person.name}",
+                             valid_at=when, episode_ids=eps))
+    refs = set(episode.references) | set(f.get("references") or [])
+    for ref in sorted(refs):
+        if ref.startswith("attachment:") and kind != "comment":
+            continue                                        # already HAS_ATTACHMENT
+        target = reference_target(g, ref, people, domain_orgs)
+        if target is None:
+            continue
+        entity, predicate = target
+        if entity.uuid == subject.uuid:
+            continue
+        entity = b.entity(entity)
+        b.fact(make_fact(g, subject, predicate, entity, f"{subject_name} links to {entity.name}",
+                         valid_at=when, episode_ids=eps))
+    for person, actor in people:
+        org = organisation_for(normalise_email(getattr(actor, "email", None)) or normalise_email(actor.id), domain_orgs)
+        if org is not None:
+            org_entity = b.entity(organisation_entity(g, *org))
+            b.fact(make_fact(g, person, "WORKS_AT", org_entity, f"{person.name} works at {org_entity.name}",
+                             valid_at=when, episode_ids=eps, keyed_by_time=False))
+    return b.result()
