@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from assets.steps import EPISODES
+from assets.steps import EPISODES, TOMBSTONES, Tombstone
 from connectors.graph.config import ConfigError, EmbedderMismatch
 from connectors.graph.ledger import Ledger, backlog_growing
 from connectors.graph.writer import BatchResult
@@ -47,6 +47,7 @@ class IngestStats(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
+    tombstoned: int = 0
     backlog: int = 0
     backlog_growing: bool = False
     seconds_per_episode: list[float] = []
@@ -86,6 +87,21 @@ def register_partitions(ledger: Ledger, staging: Staging, source: str, partition
         stats.registered_new += result.new
         stats.already_known += result.already_known
         stats.duplicates += result.duplicates
+
+
+def apply_tombstones(ledger: Ledger, writer, staging: Staging, source: str, partition_keys: Sequence[str],
+                     stats: IngestStats) -> None:
+    """Records deleted upstream: their episodes become tombstoned in the ledger (never claimed again) and the facts
+    only they supported get invalid_at = the deletion time; nothing is deleted from the graph."""
+    for key in partition_keys:
+        if not staging.exists(source, TOMBSTONES, key):
+            continue
+        for row in staging.rows(source, TOMBSTONES, key):
+            tombstone = Tombstone.model_validate(row)
+            episode_ids = ledger.tombstone(source, [tombstone.source_key])
+            if episode_ids:
+                stats.tombstoned += len(episode_ids)
+                stats.facts_invalidated += writer.invalidate_episodes(episode_ids, tombstone.at)
 
 
 def _add(stats: IngestStats, result: BatchResult) -> None:
@@ -227,11 +243,13 @@ def ingest(ledger: Ledger, writer, staging: Staging, source: str, partition_keys
     t0 = time.perf_counter()
     stats = IngestStats()
     register_partitions(ledger, staging, source, partition_keys, stats)
+    apply_tombstones(ledger, writer, staging, source, partition_keys, stats)
     write_backlog(ledger, writer, source, limits, stats)
     stats.backlog = ledger.backlog(source)
     ledger.record_run(run_id, source=source, partition=partition_keys[-1], started_at=started,
                       finished_at=dt.datetime.now(dt.timezone.utc),
                       counts={"ingested": stats.ingested, "failed": stats.failed, "quarantined": stats.quarantined,
+                              "tombstoned": stats.tombstoned,
                               "duplicates": stats.duplicates, "cost_usd": stats.cost_usd,
                               "seconds": round(time.perf_counter() - t0, 3)})
     stats.backlog_growing = backlog_growing(ledger.recent_runs(source, growth_runs + 1), growth_runs)

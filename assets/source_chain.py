@@ -23,6 +23,7 @@ from pipelines.resources import (
     IngestConfig,
     IntentModelResource,
     LedgerResource,
+    SourceApisResource,
 )
 
 GRAPH_POOL = "graph_write"
@@ -56,11 +57,12 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
                     "and the failures met while reading.",
     )
     def raw_records(context: dg.AssetExecutionContext, home: HomeResource, exports: ExportsResource,
-                    episode_config: EpisodeConfig) -> dg.MaterializeResult:
+                    apis: SourceApisResource, episode_config: EpisodeConfig) -> dg.MaterializeResult:
         keys = context.partition_keys
-        reader = export_reader(source, exports.paths(source))
+        api_reader = apis.reader(source)
+        reader = api_reader or export_reader(source, exports.paths(source))
         staging = home.staging()
-        stats = stage_raw_records(reader, staging, source, keys,
+        stats = stage_raw_records(reader, staging, source, keys, whole_export=api_reader is None,
                                   overlap=dt.timedelta(minutes=episode_config.overlap_minutes))
         context.log.info("%s: %d records, %d failures over %d partition(s)", source, stats.distinct_records,
                          stats.failures, len(keys))
@@ -70,9 +72,11 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
             "records_read": stats.records_read,
             "failures": stats.failures,
             "failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
+            "tombstones": stats.tombstones,
             **{f"failures/{cls}": n for cls, n in sorted(stats.failures_by_class.items())},
             **{f"reader/{name}": n for name, n in sorted(stats.reader_counts.items())},
             "partitions": len(keys),
+            "mode": "api" if api_reader else "export files",
             "staged": dg.MetadataValue.path(str(staging.path(source, RAW, keys[-1]).parent)),
             "failures_file": dg.MetadataValue.path(str(staging.path(source, FAILURES, keys[-1]))),
         })
@@ -179,6 +183,7 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
                 "duplicates": stats.duplicates,
                 "failed": stats.failed,
                 "quarantined": stats.quarantined,
+                "tombstoned": stats.tombstoned,
                 "backlog": stats.backlog,
                 "batches": stats.batches,
                 "entities_written": stats.entities_written,

@@ -28,8 +28,26 @@ from transforms.episode import Episode
 RAW = "raw_records"
 FAILURES = "failures"
 READ_STATS = "read_stats"
+TOMBSTONES = "tombstones"
 EPISODES = "episodes"
 EPISODE_FAILURES = "episode_failures"
+
+
+class Tombstone(BaseModel):
+    """A record deleted upstream: its episodes are marked in the ledger and their facts closed; nothing is deleted."""
+
+    source_key: str
+    at: dt.datetime
+    reason: str
+
+
+def reader_tombstones(reader: Reader, checkpoint: object, now: dt.datetime) -> list[Tombstone]:
+    """Deletions a read detected, whatever shape its source reports them in (reader.tombstones, checkpoint.deleted)."""
+    found = [Tombstone(source_key=t.source_key, at=t.detected_at or now, reason=t.reason)
+             for t in getattr(reader, "tombstones", None) or []]
+    found += [Tombstone(source_key=d.key, at=d.detected_at, reason=d.how)
+              for d in getattr(checkpoint, "deleted", None) or []]
+    return found
 
 
 class RawStats(BaseModel):
@@ -40,6 +58,7 @@ class RawStats(BaseModel):
     failures_by_class: dict[str, int] = Field(default_factory=dict)
     per_partition: dict[str, int] = Field(default_factory=dict)
     reader_counts: dict[str, int] = Field(default_factory=dict)   # what a reader counts besides records (skips...)
+    tombstones: int = 0
 
     @property
     def failure_rate(self) -> float:
@@ -53,13 +72,24 @@ def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_k
     read_window = TimeWindow(start=min(s for s, _ in windows.values()) - overlap, end=max(e for _, e in windows.values()))
     writers: dict[str, StagedFile] = {key: staging.writer(source, RAW, key) for key in partition_keys}
     failures = staging.writer(source, FAILURES, partition_keys[-1])
+    tombstones = staging.writer(source, TOMBSTONES, partition_keys[-1])
     stats = RawStats()
     classes: Counter[str] = Counter()
     try:
-        for item in reader.read(None if whole_export else read_window):
+        items = reader.read(None if whole_export else read_window)
+        while True:
+            try:
+                item = next(items)
+            except StopIteration as done:          # a reader returns its checkpoint: deletions may ride on it
+                for tombstone in reader_tombstones(reader, done.value, read_window.end):
+                    tombstones.write(tombstone)
+                break
             if isinstance(item, RecordFailure):
                 failures.write(item)
                 classes[item.error_class.value] += 1
+                continue
+            if item.fields.get("deleted") is True:     # a deleted row (Salesforce IsDeleted) is a tombstone
+                tombstones.write(Tombstone(source_key=item.source_key, at=item.updated_at, reason="deleted"))
                 continue
             stats.records_read += 1
             placed = False
@@ -69,13 +99,15 @@ def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_k
                     placed = True
             stats.distinct_records += placed
     except BaseException:
-        for w in (*writers.values(), failures):
+        for w in (*writers.values(), failures, tombstones):
             w.abort()
         raise
     for key, writer in writers.items():
         writer.commit()
         stats.per_partition[key] = writer.rows
     failures.commit()
+    tombstones.commit()
+    stats.tombstones = tombstones.rows
     stats.records = sum(stats.per_partition.values())
     stats.failures = failures.rows
     stats.failures_by_class = dict(classes)

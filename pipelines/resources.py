@@ -110,6 +110,7 @@ def default_resources() -> dict[str, dg.ConfigurableResource]:
             taxonomy_path=os.environ.get("GRAPHFEED_INTENT_TAXONOMY", ""),
         ),
         **graph_resources(),
+        **api_resources(),
     }
 
 
@@ -211,3 +212,60 @@ def graph_resources() -> dict[str, dg.ConfigurableResource]:
             max_failure_rate=settings.env_float("GRAPHFEED_MAX_INGEST_FAILURE_RATE", 0.1),
         ),
     }
+
+
+class SourceApisResource(dg.ConfigurableResource):
+    """Live API access per source. A source whose URL is set is pulled from its API for the partition's window;
+    otherwise its export files are read. Tokens come in through EnvVar and never reach logs or metadata."""
+
+    jira_url: str = ""
+    jira_username: str | None = None
+    jira_api_token: str | None = None           # EnvVar("GRAPHFEED_JIRA_API_TOKEN")
+    jira_cloud: bool = True
+    jira_project_keys: list[str] = []
+    jira_extra_jql: str | None = None
+    confluence_url: str = ""
+    confluence_username: str | None = None
+    confluence_api_token: str | None = None     # EnvVar("GRAPHFEED_CONFLUENCE_API_TOKEN")
+    confluence_cloud: bool = True
+    confluence_spaces: list[str] = []
+    confluence_timezone: str = "UTC"            # the API user's profile time zone (CQL dates are read in it)
+
+    def reader(self, source: str):
+        """The API reader for a source, or None when the source is read from export files."""
+        if source == "jira" and self.jira_url:
+            from connectors.jira import JiraApiReader, JiraApiSettings
+
+            return JiraApiReader(JiraApiSettings(
+                base_url=self.jira_url, username=self.jira_username, token=_plain(self.jira_api_token) or "",
+                cloud=self.jira_cloud, project_keys=self.jira_project_keys, extra_jql=self.jira_extra_jql))
+        if source == "confluence" and self.confluence_url:
+            from connectors.confluence.api_reader import ConfluenceApiReader, ConfluenceApiSettings
+
+            return ConfluenceApiReader(ConfluenceApiSettings(
+                base_url=self.confluence_url, username=self.confluence_username,
+                token=_plain(self.confluence_api_token) or "", cloud=self.confluence_cloud,
+                spaces=self.confluence_spaces, user_timezone=self.confluence_timezone))
+        return None
+
+
+def _secret(name: str):
+    return dg.EnvVar(name) if os.environ.get(name) else None
+
+
+def api_resources() -> dict[str, dg.ConfigurableResource]:
+    env = os.environ.get
+    return {"apis": SourceApisResource(
+        jira_url=env("GRAPHFEED_JIRA_URL", ""),
+        jira_username=env("GRAPHFEED_JIRA_USERNAME") or None,
+        jira_api_token=_secret("GRAPHFEED_JIRA_API_TOKEN"),
+        jira_cloud=env("GRAPHFEED_JIRA_CLOUD", "true").lower() != "false",
+        jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
+        jira_extra_jql=env("GRAPHFEED_JIRA_EXTRA_JQL") or None,
+        confluence_url=env("GRAPHFEED_CONFLUENCE_URL", ""),
+        confluence_username=env("GRAPHFEED_CONFLUENCE_USERNAME") or None,
+        confluence_api_token=_secret("GRAPHFEED_CONFLUENCE_API_TOKEN"),
+        confluence_cloud=env("GRAPHFEED_CONFLUENCE_CLOUD", "true").lower() != "false",
+        confluence_spaces=settings.env_list("GRAPHFEED_CONFLUENCE_SPACES"),
+        confluence_timezone=env("GRAPHFEED_CONFLUENCE_TIMEZONE", "UTC"),
+    )}

@@ -17,5 +17,5 @@ def make_reader(paths=None, api=None):
         from connectors.confluence.api_reader import ConfluenceApiReader
 
         return ConfluenceApiReader(api)
-    raise ConfluenceConfigError("Confluence needs export paths or API settings (CONFLUENCE_BASE_URL, "
-                                "CONFLUENCE_USERNAME, CONFLUENCE_API_TOKEN)")
+    raise ConfluenceConfigError("Confluence needs export paths or API settings (GRAPHFEED_CONFLUENCE_URL, "
+                                "GRAPHFEED_CONFLUENCE_USERNAME, GRAPHFEED_CONFLUENCE_API_TOKEN)")

@@ -13,6 +13,7 @@ from pipelines.resources import (
     IngestConfig,
     IntentModelResource,
     LedgerResource,
+    SourceApisResource,
 )
 from pipelines.settings import REPO_ROOT
 
@@ -52,6 +53,7 @@ def sample_resources(home: Path, model_cache: Path) -> dict:
         "graph": GraphResource(domain_orgs={"acme.example": "Acme Corp", "northwind.example": "Northwind Analytics"}),
         "ledger": LedgerResource(),
         "ingest_config": IngestConfig(batch_size=20),
+        "apis": SourceApisResource(),
     }
 
 
