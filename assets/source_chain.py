@@ -192,6 +192,14 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
                 "llm_tokens_in": stats.tokens_in,
                 "llm_tokens_out": stats.tokens_out,
                 "llm_cost_usd": dg.MetadataValue.float(stats.cost_usd),
+                "llm_cost_per_episode_usd": dg.MetadataValue.float(
+                    round(stats.cost_usd / stats.attempted, 6) if stats.attempted else 0.0),
+                **{name: getattr(stats, name) for name in (
+                    "llm_calls", "embedding_tokens", "llm_retries", "llm_rate_limited", "llm_timeouts",
+                    "llm_invalid_output", "llm_unparseable_dates", "llm_entities", "llm_facts", "held_for_review",
+                    "llm_skipped")},
+                "llm_tokens_by_prompt": dg.MetadataValue.json(stats.llm_tokens_by_prompt),
+                "llm_batch_costs_usd": dg.MetadataValue.json(stats.batch_costs_usd),
                 "seconds_per_episode_p50": dg.MetadataValue.float(round(stats.percentile(50), 4)),
                 "seconds_per_episode_p95": dg.MetadataValue.float(round(stats.percentile(95), 4)),
                 "stopped_by": stats.stopped_by or "",

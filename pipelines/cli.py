@@ -5,6 +5,8 @@
   graphfeed search "QUERY" [--as-of DATE] [--group G] [--limit N] [--json]   what the graph knows (now, or on a date)
   graphfeed ledger [--source S]             episode counts by status and the latest failures
   graphfeed ledger replay [--source S] [--status quarantined,failed]   re-queue failed episodes
+  graphfeed estimate --source S [--partition D]   LLM calls, tokens and cost a partition would take, spending nothing
+  graphfeed review list|show|approve|reject [KEY...]   LLM-extracted facts held for a person's approval
 """
 
 import argparse
@@ -201,6 +203,37 @@ def cmd_ledger(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _llm_parts():
+    from connectors.graph.ledger import ledger_url_for_home
+
+    home, graph, ledger = _graph_parts()
+    store_url = ledger.url.get_value() if hasattr(ledger.url, "get_value") else ledger.url
+    return home, graph.graph_config(home), store_url or ledger_url_for_home(home)
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from connectors.graph.llm.cli_commands import estimate
+
+    home, config, store_url = _llm_parts()
+    return estimate(config, args.source, args.partition, staging_root=home / "staging", ledger_url=store_url,
+                    store_url=store_url, as_json=args.json)
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from connectors.graph.llm import cli_commands as review
+
+    home, config, store_url = _llm_parts()
+    if args.action == "list":
+        return review.review_list(store_url, source=args.source)
+    if args.action == "show":
+        if len(args.keys) != 1:
+            return _usage_error("review show takes one key")
+        return review.review_show(store_url, args.keys[0])
+    if args.action == "approve":
+        return review.review_approve(config, store_url, args.keys or None, source=args.source)
+    return review.review_reject(store_url, args.keys, note=args.note)
+
+
 def parser() -> argparse.ArgumentParser:
     from pipelines.settings import SOURCES
 
@@ -235,6 +268,19 @@ def parser() -> argparse.ArgumentParser:
     lg.add_argument("--status", default="quarantined,failed", help="with replay: which statuses to re-queue")
     lg.add_argument("--limit", type=int, default=20)
     lg.set_defaults(func=cmd_ledger)
+
+    es = sub.add_parser("estimate", help="dry run: expected LLM calls, tokens and cost for a partition")
+    es.add_argument("--source", required=True, choices=SOURCES)
+    es.add_argument("--partition", type=_date, help="a staged day (default: everything pending in the ledger)")
+    es.add_argument("--json", action="store_true")
+    es.set_defaults(func=cmd_estimate)
+
+    rv = sub.add_parser("review", help="LLM-extracted facts held for review: list, show, approve, reject")
+    rv.add_argument("action", choices=("list", "show", "approve", "reject"))
+    rv.add_argument("keys", nargs="*", help="held item keys (chunk uuid or episode id)")
+    rv.add_argument("--source", choices=SOURCES)
+    rv.add_argument("--note", help="with reject: why")
+    rv.set_defaults(func=cmd_review)
     return p
 
 

@@ -134,11 +134,15 @@ class GraphResource(dg.ConfigurableResource):
     embedder_api_key: str | None = None         # EnvVar("GRAPHFEED_EMBEDDER_API_KEY")
     embedding_dim: int = 384
     domain_orgs: dict[str, str] = {}
+    extraction: dict[str, str] = {}             # source -> structured | llm | both (GRAPHFEED_EXTRACTION)
 
     def graph_config(self, home: Path):
         from connectors.graph.config import GraphConfig
+        from connectors.graph.llm.settings import llm_settings_from_env
 
+        llm = llm_settings_from_env() if any(m in ("llm", "both") for m in self.extraction.values()) else None
         return GraphConfig(
+            extraction=self.extraction, llm=llm,
             backend=self.backend, home=home, falkor_host=self.falkor_host, falkor_port=self.falkor_port,
             neo4j_uri=self.neo4j_uri, neo4j_user=self.neo4j_user, neo4j_password=_plain(self.neo4j_password),
             embedder=self.embedder,
@@ -177,7 +181,8 @@ class IngestConfig(dg.ConfigurableResource):
     backlog_growth_runs: int = 3                # backlog rising this many runs in a row fails the check
 
 
-def _domain_orgs(raw: str) -> dict[str, str]:
+def _key_values(raw: str) -> dict[str, str]:
+    """`a=b,c=d` -> {"a": "b", "c": "d"} (keys lower-cased): domain maps, per-source modes."""
     pairs = (item.split("=", 1) for item in raw.split(",") if "=" in item)
     return {domain.strip().lower(): name.strip() for domain, name in pairs}
 
@@ -199,8 +204,9 @@ def graph_resources() -> dict[str, dg.ConfigurableResource]:
             embedder_api_key=dg.EnvVar("GRAPHFEED_EMBEDDER_API_KEY")
             if os.environ.get("GRAPHFEED_EMBEDDER_API_KEY") else None,
             embedding_dim=settings.env_int("GRAPHFEED_EMBEDDING_DIM", 384),
-            domain_orgs=_domain_orgs(os.environ.get(
+            domain_orgs=_key_values(os.environ.get(
                 "GRAPHFEED_DOMAIN_ORGS", "northwind.example=Northwind Analytics,acme.example=Acme Corp")),
+            extraction=_key_values(os.environ.get("GRAPHFEED_EXTRACTION", "")),
         ),
         "ledger": LedgerResource(url=dg.EnvVar("GRAPHFEED_LEDGER_URL") if os.environ.get("GRAPHFEED_LEDGER_URL") else None),
         "ingest_config": IngestConfig(
@@ -230,6 +236,14 @@ class SourceApisResource(dg.ConfigurableResource):
     confluence_cloud: bool = True
     confluence_spaces: list[str] = []
     confluence_timezone: str = "UTC"            # the API user's profile time zone (CQL dates are read in it)
+    salesforce_login_url: str = ""              # https://login.salesforce.com, https://test.salesforce.com, My Domain
+    salesforce_instance_url: str | None = None
+    salesforce_username: str | None = None
+    salesforce_password: str | None = None      # EnvVar("GRAPHFEED_SALESFORCE_PASSWORD")
+    salesforce_security_token: str | None = None    # EnvVar("GRAPHFEED_SALESFORCE_SECURITY_TOKEN")
+    salesforce_client_id: str | None = None
+    salesforce_client_secret: str | None = None     # EnvVar("GRAPHFEED_SALESFORCE_CLIENT_SECRET")
+    salesforce_objects: list[str] = []
 
     def reader(self, source: str):
         """The API reader for a source, or None when the source is read from export files."""
@@ -246,6 +260,17 @@ class SourceApisResource(dg.ConfigurableResource):
                 base_url=self.confluence_url, username=self.confluence_username,
                 token=_plain(self.confluence_api_token) or "", cloud=self.confluence_cloud,
                 spaces=self.confluence_spaces, user_timezone=self.confluence_timezone))
+        if source == "salesforce" and (self.salesforce_login_url or self.salesforce_instance_url):
+            from connectors.salesforce import SalesforceApiReader, SalesforceApiSettings
+
+            secret = {name: _plain(getattr(self, f"salesforce_{name}"))
+                      for name in ("password", "security_token", "client_secret")}
+            return SalesforceApiReader(SalesforceApiSettings(
+                login_url=self.salesforce_login_url or None, instance_url=self.salesforce_instance_url,
+                username=self.salesforce_username, client_id=self.salesforce_client_id,
+                password=secret["password"], security_token=secret["security_token"] or "",
+                client_secret=secret["client_secret"],
+                **({"objects": self.salesforce_objects} if self.salesforce_objects else {})))
         return None
 
 
@@ -268,4 +293,12 @@ def api_resources() -> dict[str, dg.ConfigurableResource]:
         confluence_cloud=env("GRAPHFEED_CONFLUENCE_CLOUD", "true").lower() != "false",
         confluence_spaces=settings.env_list("GRAPHFEED_CONFLUENCE_SPACES"),
         confluence_timezone=env("GRAPHFEED_CONFLUENCE_TIMEZONE", "UTC"),
+        salesforce_login_url=env("GRAPHFEED_SALESFORCE_LOGIN_URL", ""),
+        salesforce_instance_url=env("GRAPHFEED_SALESFORCE_INSTANCE_URL") or None,
+        salesforce_username=env("GRAPHFEED_SALESFORCE_USERNAME") or None,
+        salesforce_password=_secret("GRAPHFEED_SALESFORCE_PASSWORD"),
+        salesforce_security_token=_secret("GRAPHFEED_SALESFORCE_SECURITY_TOKEN"),
+        salesforce_client_id=env("GRAPHFEED_SALESFORCE_CLIENT_ID") or None,
+        salesforce_client_secret=_secret("GRAPHFEED_SALESFORCE_CLIENT_SECRET"),
+        salesforce_objects=settings.env_list("GRAPHFEED_SALESFORCE_OBJECTS"),
     )}

@@ -6,7 +6,6 @@ exported *.html pages are also read unzipped. Every bad file, member or object b
 """
 
 import json
-import os
 import zipfile
 import zlib
 from collections.abc import Generator, Iterator, Sequence
@@ -21,6 +20,7 @@ from connectors.confluence.identity import UserDirectory
 from connectors.confluence.rest_json import PayloadError, content_from_json, find_content, space_map, users_in
 from connectors.confluence.tombstones import Tombstone
 from connectors.confluence.xml_export import XmlExport, XmlExportError
+from connectors.files import walk
 from connectors.contract import FileCheckpoint, Item, TimeWindow
 from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
 
@@ -71,22 +71,8 @@ class ConfluenceExportReader:
     # ------------------------------------------------------------------ files
 
     def _files(self) -> Iterator[Path | RecordFailure]:
-        for root in self.paths:
-            if root.is_dir():
-                errors: list[OSError] = []
-                for folder, dirs, files in os.walk(root, onerror=errors.append):
-                    dirs.sort()
-                    for name in sorted(files):
-                        if name.startswith(".") or Path(name).suffix.lower() in NOT_CONTENT:
-                            continue
-                        yield Path(folder) / name
-                for error in errors:
-                    yield failure(Origin(file=str(error.filename or root)), ErrorClass.io_error,
-                                  f"cannot list folder: {error.strerror or error}")
-            elif root.exists():
-                yield root
-            else:
-                yield failure(Origin(file=str(root)), ErrorClass.io_error, "no such file or folder")
+        return walk(self.source, self.paths,
+                    keep=lambda name: not name.startswith(".") and Path(name).suffix.lower() not in NOT_CONTENT)
 
     def _read_file(self, path: Path) -> Iterator[Item]:
         origin = Origin(file=str(path))

@@ -12,6 +12,7 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from connectors.files import read_files, walk
 from connectors.contract import FileCheckpoint, Item, TimeWindow
 from connectors.email.mbox_scan import iter_mbox
 from connectors.email.message_record import SOURCE, failure, record_from_bytes
@@ -32,37 +33,10 @@ class EmailExportReader:
     def read(
         self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
     ) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
-        done = list(checkpoint.files_done) if checkpoint else []
-        skip = set(done)
-        for path in self._files():
-            if isinstance(path, RecordFailure):
-                yield path
-                continue
-            name = str(path)
-            if name in skip:
-                continue
-            for item in self._read_file(path):
-                if window is None or isinstance(item, RecordFailure) or window.contains(item.updated_at):
-                    yield item
-            done.append(name)
-            skip.add(name)
-        return FileCheckpoint(has_more=False, files_done=done)
+        return (yield from read_files(self._files(), self._read_file, window, checkpoint))
 
     def _files(self) -> Iterator[Path | RecordFailure]:
-        for root in self.paths:
-            if root.is_dir():
-                errors: list[OSError] = []
-                for folder, dirs, files in os.walk(root, onerror=errors.append):
-                    dirs.sort()
-                    for file_name in sorted(files):
-                        yield Path(folder) / file_name
-                for error in errors:
-                    yield failure(Origin(file=str(error.filename or root)), ErrorClass.io_error,
-                                  f"cannot list folder: {error.strerror or error}")
-            elif root.exists():
-                yield root
-            else:
-                yield failure(Origin(file=str(root)), ErrorClass.io_error, "no such file or folder")
+        return walk(self.source, self.paths)
 
     def _read_file(self, path: Path) -> Iterator[Item]:
         origin = Origin(file=str(path))

@@ -75,9 +75,8 @@ class GraphConfig(BaseModel):
         if llm_sources:
             if self.llm is None or not self.llm.enabled:
                 raise ConfigError(
-                    f"extraction mode llm/both for {', '.join(llm_sources)} needs an LLM endpoint (without one it is "
-                    "not implemented yet): set GRAPHFEED_LLM_BASE_URL (any OpenAI-compatible /v1 URL) and "
-                    "GRAPHFEED_LLM_MODEL, or use 'structured'")
+                    f"extraction mode llm/both for {', '.join(llm_sources)} needs an LLM endpoint: set "
+                    "GRAPHFEED_LLM_BASE_URL (any OpenAI-compatible /v1 URL) and GRAPHFEED_LLM_MODEL, or use 'structured'")
             prices = self.llm.price_table()
             unpriced = [m for m in [*self.llm.models(), self.embedder_model] if not prices.knows(m)]
             if unpriced:

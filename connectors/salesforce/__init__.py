@@ -1,18 +1,33 @@
 """Salesforce CRM connector: Data Export files and the REST/Bulk 2.0 API -> SourceRecord | RecordFailure."""
 
+from collections.abc import Sequence
+from pathlib import Path
+
+from connectors.contract import Reader
+from connectors.salesforce.api import SalesforceApiReader
+from connectors.salesforce.api_settings import (
+    SalesforceApiCheckpoint,
+    SalesforceApiSettings,
+    SalesforceAuthError,
+    SalesforceConfigError,
+    SalesforceLimitError,
+    SalesforceUnavailableError,
+)
 from connectors.salesforce.export_reader import SalesforceExportReader, read_salesforce_exports
 
-__all__ = ["SalesforceExportReader", "read_salesforce_exports"]
 
-from collections.abc import Sequence  # noqa: E402
-from pathlib import Path  # noqa: E402
+def make_reader(paths: Sequence[str | Path] | None = None, api: SalesforceApiSettings | None = None) -> Reader:
+    """Export files when paths are given, else the API; both or neither is a configuration error."""
+    if paths and api is not None:
+        raise SalesforceConfigError("give either export paths or API settings for Salesforce, not both")
+    if paths:
+        return SalesforceExportReader(paths)
+    if api is not None:
+        return SalesforceApiReader(api)
+    raise SalesforceConfigError("Salesforce needs export paths (Data Export zip/CSV folder or saved REST JSON) or API "
+                                "settings (GRAPHFEED_SALESFORCE_LOGIN_URL + credentials)")
 
 
-def make_reader(paths: Sequence[str | Path] | None = None) -> SalesforceExportReader:
-    """Export files only for now (the API reader is not written yet: see the issue #6 report)."""
-    if not paths:
-        raise ValueError("salesforce: give export paths (Data Export zip/CSV folder or saved REST JSON)")
-    return SalesforceExportReader(paths)
-
-
-__all__ += ["make_reader"]
+__all__ = ["SalesforceApiCheckpoint", "SalesforceApiReader", "SalesforceApiSettings", "SalesforceAuthError",
+           "SalesforceConfigError", "SalesforceExportReader", "SalesforceLimitError", "SalesforceUnavailableError",
+           "make_reader", "read_salesforce_exports"]

@@ -66,7 +66,7 @@ def test_standing_relation_is_one_edge_with_the_earliest_time_and_all_episodes()
 
 def test_other_sources_without_rules_still_mention_their_author():
     when = MARCH
-    episode = Episode(id=episode_id("jira", "PHX-1", "1"), group_id="acme", timestamp=when, source="jira",
+    episode = Episode(id=episode_id("zendesk", "PHX-1", "1"), group_id="acme", timestamp=when, source="zendesk",
                       actor=EpisodeActor(type="human", id="tom.berger@globex.example", name="Tom Berger"),
                       intent="report", intent_confidence=0.5, content="x", fingerprint="f",
                       metadata=EpisodeMetadata(source_key="PHX-1", kind="issue", version="1", occurred_at=when,

@@ -110,7 +110,7 @@ def test_bad_group_id_and_llm_mode_are_clear_config_errors(graph_home):
     with pytest.raises(ConfigError, match="letters, digits and '_'"):
         from connectors.graph.config import validate_group_id
         validate_group_id("acme-prod")
-    with pytest.raises(ConfigError, match="not implemented yet"):
+    with pytest.raises(ConfigError, match="needs an LLM endpoint"):
         GraphWriter(GraphConfig(home=graph_home, extraction={"email": "llm"}))
 
     async def go():

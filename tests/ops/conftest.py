@@ -54,15 +54,16 @@ def ops_model_cache(tmp_path_factory) -> Path:
 
 
 def chain_resources(home: Path, model_cache: Path, **episode_overrides) -> dict:
-    """The email chain's resources with a private home; graph and ledger are the defaults (embedded FalkorDB, SQLite)."""
-    from pipelines.resources import EpisodeConfig, ExportsResource, HomeResource, IntentModelResource, graph_resources
+    """The code location's resources (whatever the chain needs today: graph, ledger, source APIs...) with a private
+    home, the bundled sample mail, and a shared intent-model cache."""
+    from pipelines.resources import EpisodeConfig, ExportsResource, HomeResource, IntentModelResource, default_resources
 
     return {
+        **default_resources(),
         "home": HomeResource(path=str(home)),
         "exports": ExportsResource(email=[str(SAMPLE_EMAIL)]),
         "episode_config": EpisodeConfig(jira_project_keys=["NW", "ACME"], **episode_overrides),
         "intent_model": IntentModelResource(cache_dir=str(model_cache)),
-        **graph_resources(),
     }
 
 

@@ -1,0 +1,51 @@
+"""Walking export paths, shared by every export reader: sorted (deterministic output and checkpoints), a missing or
+unlistable path becomes a failure instead of an exception, and files already in the checkpoint are skipped."""
+
+import os
+from collections.abc import Callable, Generator, Iterable, Iterator
+from pathlib import Path
+
+from connectors.contract import FileCheckpoint, Item, TimeWindow
+from connectors.records import ErrorClass, Origin, RecordFailure
+
+
+def walk(source: str, roots: Iterable[Path], keep: Callable[[str], bool] = lambda name: True
+         ) -> Iterator[Path | RecordFailure]:
+    for root in roots:
+        if root.is_dir():
+            errors: list[OSError] = []
+            for folder, dirs, files in os.walk(root, onerror=errors.append):
+                dirs.sort()
+                for name in sorted(files):
+                    if keep(name):
+                        yield Path(folder) / name
+            for error in errors:
+                yield RecordFailure(source=source, location=Origin(file=str(error.filename or root)),
+                                    error_class=ErrorClass.io_error,
+                                    reason=f"cannot list folder: {error.strerror or error}")
+        elif root.exists():
+            yield root
+        else:
+            yield RecordFailure(source=source, location=Origin(file=str(root)), error_class=ErrorClass.io_error,
+                                reason="no such file or folder")
+
+
+def read_files(files: Iterable[Path | RecordFailure], read_file: Callable[[Path], Iterator[Item]],
+               window: TimeWindow | None, checkpoint: FileCheckpoint | None
+               ) -> Generator[Item, None, FileCheckpoint]:
+    """Records inside the window (all failures: they have no trustworthy date), file by file; returns the checkpoint."""
+    done = list(checkpoint.files_done) if checkpoint else []
+    skip = set(done)
+    for path in files:
+        if isinstance(path, RecordFailure):
+            yield path
+            continue
+        name = str(path)
+        if name in skip:
+            continue
+        for item in read_file(path):
+            if window is None or isinstance(item, RecordFailure) or window.contains(item.updated_at):
+                yield item
+        done.append(name)
+        skip.add(name)
+    return FileCheckpoint(has_more=False, files_done=done)
