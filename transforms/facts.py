@@ -7,7 +7,7 @@ seen in mail, Jira and Salesforce (same normalised email) is one node, and a rer
 
 import datetime as dt
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -288,6 +288,39 @@ def _day(moment: dt.datetime) -> str:
     return as_utc(moment).date().isoformat()
 
 
+def add_reference_facts(b: "_Builder", group_id: str, subject: EntitySpec, references: Iterable[str],
+                        people: list[tuple[EntitySpec, Any]], domain_orgs: Mapping[str, str],
+                        sentence: Callable[[EntitySpec], str], *, valid_at: dt.datetime, episode_ids: list[str],
+                        qualifier: str = "") -> None:
+    """What a record names (issues, pages, opportunities, messages, attachments) as facts from its subject; people and
+    organisations named in prose only as mentions of the episode: "X mentions Y" is no fact about the world."""
+    for ref in sorted(set(references)):
+        target = reference_target(group_id, ref, people, domain_orgs)
+        if target is None:
+            continue
+        entity, predicate = target
+        if entity.uuid == subject.uuid:
+            continue
+        entity = b.entity(entity)
+        if predicate in NAME_MENTIONS:
+            continue
+        b.fact(make_fact(group_id, subject, predicate, entity, sentence(entity), valid_at=valid_at,
+                         episode_ids=episode_ids, qualifier=qualifier))
+
+
+def add_employers(b: "_Builder", group_id: str, people: list[tuple[EntitySpec, Any]],
+                  domain_orgs: Mapping[str, str], *, valid_at: dt.datetime, episode_ids: list[str]) -> None:
+    """Person WORKS_AT the organisation their mail domain implies: one standing edge however often it is seen."""
+    for person, actor in people:
+        email = normalise_email(getattr(actor, "email", None)) or normalise_email(getattr(actor, "id", None))
+        org = organisation_for(email, domain_orgs)
+        if org is None:
+            continue
+        org_entity = b.entity(organisation_entity(group_id, *org))
+        b.fact(make_fact(group_id, person, "WORKS_AT", org_entity, f"{person.name} works at {org_entity.name}",
+                         valid_at=valid_at, episode_ids=episode_ids, keyed_by_time=False))
+
+
 def email_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
     """Sender, recipients (to/cc/bcc), thread (reply-to), attachments, references, employers from mail domains."""
     g, meta, when = episode.group_id, episode.metadata, episode.timestamp
@@ -326,27 +359,10 @@ def email_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
         b.fact(make_fact(g, message, "HAS_ATTACHMENT", att,
                          f"The email '{subject}' from {_label(sender)} on {_day(when)} carried the attachment {att.name}",
                          valid_at=when, episode_ids=eps))
-    for ref in sorted(set(episode.references)):
-        target = reference_target(g, ref, people, domain_orgs)
-        if target is None:
-            continue
-        entity, predicate = target
-        if entity.uuid == message.uuid:
-            continue
-        entity = b.entity(entity)          # the episode MENTIONS it either way
-        if predicate in NAME_MENTIONS:     # a name in prose is not a fact about the world: no RELATES_TO edge
-            continue
-        b.fact(make_fact(g, message, predicate, entity,
-                         f"The email '{subject}' from {_label(sender)} on {_day(when)} mentions {entity.name}",
-                         valid_at=when, episode_ids=eps))
-    for person, actor in people:
-        email = normalise_email(getattr(actor, "email", None)) or normalise_email(getattr(actor, "id", None))
-        org = organisation_for(email, domain_orgs)
-        if org is None:
-            continue
-        org_entity = b.entity(organisation_entity(g, *org))
-        b.fact(make_fact(g, person, "WORKS_AT", org_entity, f"{_label(person)} works at {org_entity.name}",
-                         valid_at=when, episode_ids=eps, keyed_by_time=False))
+    add_reference_facts(b, g, message, episode.references, people, domain_orgs,
+                        lambda e: f"The email '{subject}' from {_label(sender)} on {_day(when)} mentions {e.name}",
+                        valid_at=when, episode_ids=eps)
+    add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()
 
 

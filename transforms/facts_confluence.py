@@ -13,14 +13,12 @@ from transforms.facts import (
     EntitySpec,
     FactSet,
     _Builder,
+    add_employers,
+    add_reference_facts,
     entity_uuid,
     make_fact,
-    normalise_email,
-    organisation_entity,
-    organisation_for,
     person_entity,
     reference_entity,
-    reference_target,
     slot_key,
 )
 
@@ -139,22 +137,9 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
             b.fact(make_fact(g, subject, "MENTIONS_PERSON", person, f"{subject_name} mentions {person.name}",
                              valid_at=when, episode_ids=eps))
     refs = set(episode.references) | set(f.get("references") or [])
-    for ref in sorted(refs):
-        if ref.startswith("attachment:") and kind != "comment":
-            continue                                        # already HAS_ATTACHMENT
-        target = reference_target(g, ref, people, domain_orgs)
-        if target is None:
-            continue
-        entity, predicate = target
-        if entity.uuid == subject.uuid:
-            continue
-        entity = b.entity(entity)
-        b.fact(make_fact(g, subject, predicate, entity, f"{subject_name} links to {entity.name}",
-                         valid_at=when, episode_ids=eps))
-    for person, actor in people:
-        org = organisation_for(normalise_email(getattr(actor, "email", None)) or normalise_email(actor.id), domain_orgs)
-        if org is not None:
-            org_entity = b.entity(organisation_entity(g, *org))
-            b.fact(make_fact(g, person, "WORKS_AT", org_entity, f"{person.name} works at {org_entity.name}",
-                             valid_at=when, episode_ids=eps, keyed_by_time=False))
+    if kind != "comment":
+        refs = {r for r in refs if not r.startswith("attachment:")}       # already HAS_ATTACHMENT
+    add_reference_facts(b, g, subject, refs, people, domain_orgs, lambda e: f"{subject_name} links to {e.name}",
+                        valid_at=when, episode_ids=eps)
+    add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

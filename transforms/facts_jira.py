@@ -16,14 +16,12 @@ from transforms.facts import (
     EntitySpec,
     FactSet,
     _Builder,
+    add_employers,
+    add_reference_facts,
     entity_uuid,
     make_fact,
-    normalise_email,
-    organisation_entity,
-    organisation_for,
     person_entity,
     reference_entity,
-    reference_target,
     slot_key,
 )
 
@@ -182,23 +180,8 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
                 b.fact(make_fact(g, issue, predicate, other, sentence.format(issue=issue_key, other=other.name),
                                  valid_at=seen_at, episode_ids=eps, keyed_by_time=False))
 
-    for ref in sorted(set(episode.references)):
-        target = reference_target(g, ref, people, domain_orgs)
-        if target is None:
-            continue
-        entity, predicate = target
-        if entity.uuid == issue.uuid:
-            continue
-        entity = b.entity(entity)
-        b.fact(make_fact(g, issue, predicate, entity,
-                         f"{subject_text} on {as_utc(when).date().isoformat()} mentions {entity.name}",
-                         valid_at=when, episode_ids=eps, qualifier=meta.source_key))
-    for person, actor in people:
-        email = normalise_email(getattr(actor, "email", None)) or normalise_email(getattr(actor, "id", None))
-        org = organisation_for(email, domain_orgs)
-        if org is None:
-            continue
-        org_entity = b.entity(organisation_entity(g, *org))
-        b.fact(make_fact(g, person, "WORKS_AT", org_entity, f"{person.name} works at {org_entity.name}",
-                         valid_at=when, episode_ids=eps, keyed_by_time=False))
+    add_reference_facts(b, g, issue, episode.references, people, domain_orgs,
+                        lambda e: f"{subject_text} on {as_utc(when).date().isoformat()} mentions {e.name}",
+                        valid_at=when, episode_ids=eps, qualifier=meta.source_key)
+    add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

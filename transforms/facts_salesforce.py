@@ -127,7 +127,7 @@ def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
     actor = b.entity(person_entity(g, episode.actor, SOURCE))
     if fields.get("deleted"):
         return b.result()                   # a tombstone states nothing new; the ledger retires its facts
-    obj, rid, kind = fields.get("object") or "", fields.get("id") or "", meta.kind
+    rid, kind = fields.get("id") or "", meta.kind
     created = _when(fields.get("created_at")) or episode.timestamp
     modified = _when((fields.get("values") or {}).get("LastModifiedDate")) or _when(fields.get("modified_at")) \
         or episode.timestamp
