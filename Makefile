@@ -13,6 +13,7 @@ demo: setup
 
 servers:
 	./scripts/install_servers.sh
+	./scripts/install_browser.sh
 
 test: setup servers
 	.venv/bin/python -m pytest $(PYTEST_ARGS)

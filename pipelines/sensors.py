@@ -260,6 +260,17 @@ def check_failure_alert_for(check_key: dg.AssetCheckKey, execution_id: int, run:
                  run_id=run.run_id if run else None, asset=asset, partition=partition, figures=figures)
 
 
+FIRST_TICK_LOOKBACK_S = 36 * 3600     # a sensor turned on over a long history alerts on the last night, not on a year
+MAX_AGE_S = 7 * 24 * 3600              # and a sensor paging through a long backlog skips what is older than a week
+
+
+def _first_tick_floor(first_tick: bool, now: float | None = None) -> float:
+    """Events older than this are not alerted on (only read past)."""
+    import time
+
+    return (now or time.time()) - (FIRST_TICK_LOOKBACK_S if first_tick else MAX_AGE_S)
+
+
 class CheckCursor(BaseModel):
     """Check executions are inserted when planned and updated when evaluated (same id): keep a watermark below the
     oldest still-running one and remember what was handled above it."""
@@ -269,8 +280,10 @@ class CheckCursor(BaseModel):
 
 
 def check_failure_alerts(instance: dg.DagsterInstance, check_keys: Iterable[dg.AssetCheckKey],
-                         cursor: CheckCursor, per_key: int = 100) -> tuple[list[Alert], CheckCursor]:
+                         cursor: CheckCursor, per_key: int = 100,
+                         now: float | None = None) -> tuple[list[Alert], CheckCursor]:
     alerts: list[Alert] = []
+    floor = _first_tick_floor(cursor.after == 0 and not cursor.handled, now)
     handled = set(cursor.handled)
     pending: list[int] = []
     newest = cursor.after
@@ -290,6 +303,8 @@ def check_failure_alerts(instance: dg.DagsterInstance, check_keys: Iterable[dg.A
                     handled.add(record.id)             # never evaluated: the run failure alert covers it
                 continue
             handled.add(record.id)
+            if record.create_timestamp < floor:
+                continue
             if record.status == AssetCheckExecutionRecordStatus.FAILED and record.event is not None:
                 evaluation = record.event.dagster_event.asset_check_evaluation_data
                 metadata = {k: v.value for k, v in evaluation.metadata.items()}
@@ -321,17 +336,20 @@ def night_cost(instance: dg.DagsterInstance, partition: str, sources: Sequence[s
 
 def quality_alerts(instance: dg.DagsterInstance, cursor: QualityCursor, min_dedup_rate: float | None,
                    max_nightly_cost_usd: float | None, sources: Sequence[str] = SOURCES,
-                   limit: int = 500) -> tuple[list[Alert], QualityCursor]:
+                   limit: int = 500, now: float | None = None) -> tuple[list[Alert], QualityCursor]:
     alerts: list[Alert] = []
     after = dict(cursor.after)
     seen_runs: set[str] = set()
     for source in sources:
         key = dg.AssetKey([source, "episodes"])
+        floor = _first_tick_floor(key.to_user_string() not in after, now)
         result = instance.fetch_materializations(
             dg.AssetRecordsFilter(asset_key=key, after_storage_id=after.get(key.to_user_string())),
             limit=limit, ascending=True)
         for record in result.records:
             after[key.to_user_string()] = record.storage_id
+            if record.timestamp < floor:
+                continue
             metadata = record.asset_materialization.metadata
             rate = _figure(metadata, "dedup_rate")
             if min_dedup_rate is None or rate is None or record.run_id in seen_runs or rate >= min_dedup_rate:
@@ -351,11 +369,14 @@ def quality_alerts(instance: dg.DagsterInstance, cursor: QualityCursor, min_dedu
     partitions: list[str] = []
     for source in sources:
         key = dg.AssetKey([source, "graph"])
+        floor = _first_tick_floor(key.to_user_string() not in after, now)
         result = instance.fetch_materializations(
             dg.AssetRecordsFilter(asset_key=key, after_storage_id=after.get(key.to_user_string())),
             limit=limit, ascending=True)
         for record in result.records:
             after[key.to_user_string()] = record.storage_id
+            if record.timestamp < floor:
+                continue
             if record.partition_key and record.partition_key not in partitions:
                 partitions.append(record.partition_key)
     alerted = list(cursor.cost_alerted)

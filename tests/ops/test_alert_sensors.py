@@ -140,3 +140,21 @@ def test_a_channel_that_is_down_fails_the_tick_and_keeps_the_cursor(instance, fa
     with pytest.raises(NotificationError, match="webhook http://127.0.0.1"):
         asset_check_failure_alert(context)
     assert context.cursor is None
+
+
+def test_history_is_not_alerted_on_when_the_sensor_is_first_turned_on(instance):
+    import time
+
+    from pipelines.sensors import QualityCursor, quality_alerts
+
+    instance.report_runless_asset_event(dg.AssetMaterialization(
+        asset_key=dg.AssetKey(["email", "graph"]), partition=DAY, metadata={"llm_cost_usd": 50.0}))
+    three_days_later = time.time() + 3 * 24 * 3600
+    found, cursor = quality_alerts(instance, QualityCursor(), None, 5.0, now=three_days_later)
+    assert found == [] and cursor.after                      # read past, not alerted: older than the first-tick window
+    found, _ = quality_alerts(instance, QualityCursor(after={"email/episodes": 0, "email/graph": 0}), None, 5.0,
+                              now=three_days_later)
+    assert [a.kind for a in found] == ["llm_cost"]           # a running sensor still alerts on a 3-day-old night
+    found, _ = quality_alerts(instance, QualityCursor(after={"email/episodes": 0, "email/graph": 0}), None, 5.0,
+                              now=time.time() + 8 * 24 * 3600)
+    assert found == []                                       # but not on what is older than a week
