@@ -136,9 +136,11 @@ def test_the_code_location_the_user_deployment_serves_loads():
 
 
 def _env_names_read_by_code() -> set[str]:
-    """Every GRAPHFEED_/NEO4J_/FALKORDB_/DAGSTER_ name spelled out in pipelines/ (settings, resources, sensors...)."""
+    """Every GRAPHFEED_/NEO4J_/FALKORDB_/DAGSTER_ name spelled out in pipelines/ (settings, resources, sensors...) and
+    in the LLM settings (read straight from the environment)."""
     pattern = re.compile(r'"((?:GRAPHFEED|NEO4J|FALKORDB|DAGSTER)_[A-Z0-9_]+)"')
-    return {name for path in (REPO_ROOT / "pipelines").glob("*.py") for name in pattern.findall(path.read_text())}
+    files = [*(REPO_ROOT / "pipelines").glob("*.py"), REPO_ROOT / "connectors" / "graph" / "llm" / "settings.py"]
+    return {name for path in files for name in pattern.findall(path.read_text())}
 
 
 def test_every_environment_variable_is_in_the_configuration_reference():
