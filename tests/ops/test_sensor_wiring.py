@@ -1,5 +1,4 @@
-"""Given the code location, when the alert sensors and the Prometheus sensor are merged in (the lines proposed for
-pipelines/definitions.py), then the definitions still load and the sensors find their resource."""
+"""The code location carries the alert sensors and the Prometheus sensor, and they find their resource."""
 
 import dagster as dg
 
@@ -7,17 +6,19 @@ from pipelines.metrics import prometheus_textfile
 from pipelines.sensors import ALERT_SENSORS, AlertsResource, alert_definitions
 
 
-def test_merging_the_ops_sensors_into_the_code_location_loads(monkeypatch):
-    monkeypatch.setenv("GRAPHFEED_ALERT_CHANNEL", "webhook")
-    monkeypatch.setenv("GRAPHFEED_ALERT_WEBHOOK_URL", "http://127.0.0.1:9/alerts")
+def test_the_code_location_carries_the_alert_and_prometheus_sensors():
     from pipelines.definitions import defs
 
-    merged = dg.Definitions.merge(defs, alert_definitions(), dg.Definitions(sensors=[prometheus_textfile]))
-    dg.Definitions.validate_loadable(merged)
-    repo = merged.get_repository_def()
-    names = {s.name for s in repo.sensor_defs}
+    dg.Definitions.validate_loadable(defs)
+    names = {s.name for s in defs.get_repository_def().sensor_defs}
     assert {"run_failure_alert", "asset_check_failure_alert", "quality_alert", "prometheus_textfile"} <= names
-    alerts = merged.resources["alerts"]
+    assert isinstance(defs.resources["alerts"], AlertsResource)
+
+
+def test_the_alert_channel_comes_from_the_environment_and_its_url_stays_a_secret(monkeypatch):
+    monkeypatch.setenv("GRAPHFEED_ALERT_CHANNEL", "webhook")
+    monkeypatch.setenv("GRAPHFEED_ALERT_WEBHOOK_URL", "http://127.0.0.1:9/alerts")
+    alerts = alert_definitions().resources["alerts"]
     assert isinstance(alerts, AlertsResource) and alerts.channel == "webhook"
     assert isinstance(alerts.webhook_url, dg.EnvVar)          # the URL is a secret: resolved at run/tick time
 
