@@ -62,8 +62,11 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
         api_reader = apis.reader(source)
         reader = api_reader or export_reader(source, exports.paths(source))
         staging = home.staging()
-        stats = stage_raw_records(reader, staging, source, keys, whole_export=api_reader is None,
+        saved = apis.saved_checkpoint(source, staging) if api_reader else None
+        stats = stage_raw_records(reader, staging, source, keys, whole_export=api_reader is None, checkpoint=saved,
                                   overlap=dt.timedelta(minutes=episode_config.overlap_minutes))
+        if api_reader:
+            apis.save_checkpoint(source, staging, stats.checkpoint)
         context.log.info("%s: %d records, %d failures over %d partition(s)", source, stats.distinct_records,
                          stats.failures, len(keys))
         return dg.MaterializeResult(metadata={

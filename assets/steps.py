@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from connectors.contract import Reader, TimeWindow
+from connectors.contract import Checkpoint, Reader, TimeWindow
 from connectors.records import RecordFailure, SourceRecord
 from pipelines.partitions import day_window
 from pipelines.staging import Staging, StagedFile
@@ -59,6 +59,7 @@ class RawStats(BaseModel):
     per_partition: dict[str, int] = Field(default_factory=dict)
     reader_counts: dict[str, int] = Field(default_factory=dict)   # what a reader counts besides records (skips...)
     tombstones: int = 0
+    checkpoint: Checkpoint | None = None  # what the reader returned when it finished
 
     @property
     def failure_rate(self) -> float:
@@ -67,7 +68,10 @@ class RawStats(BaseModel):
 
 
 def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_keys: Sequence[str],
-                      overlap: dt.timedelta, whole_export: bool = True) -> RawStats:
+                      overlap: dt.timedelta, whole_export: bool = True, checkpoint: Checkpoint | None = None
+                      ) -> RawStats:
+    """`checkpoint`: a *finished* earlier read's checkpoint, for what it carries across windows (the keys of the last
+    full listing, which reveal deletions); never a half-done one, since a failed run's staged records were dropped."""
     windows = {key: day_window(key) for key in partition_keys}
     read_window = TimeWindow(start=min(s for s, _ in windows.values()) - overlap, end=max(e for _, e in windows.values()))
     writers: dict[str, StagedFile] = {key: staging.writer(source, RAW, key) for key in partition_keys}
@@ -76,11 +80,12 @@ def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_k
     stats = RawStats()
     classes: Counter[str] = Counter()
     try:
-        items = reader.read(None if whole_export else read_window)
+        items = reader.read(None if whole_export else read_window, checkpoint)
         while True:
             try:
                 item = next(items)
             except StopIteration as done:          # a reader returns its checkpoint: deletions may ride on it
+                stats.checkpoint = done.value
                 for tombstone in reader_tombstones(reader, done.value, read_window.end):
                     tombstones.write(tombstone)
                 break

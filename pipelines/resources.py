@@ -1,6 +1,7 @@
 """ConfigurableResources. Locations and thresholds come from the environment (see README, "Configuration");
 secrets only ever through dagster.EnvVar."""
 
+import datetime as dt
 import os
 from pathlib import Path
 
@@ -230,6 +231,7 @@ class SourceApisResource(dg.ConfigurableResource):
     jira_cloud: bool = True
     jira_project_keys: list[str] = []
     jira_extra_jql: str | None = None
+    jira_full_listing_days: float | None = 7.0      # list every key this often: a key gone from the list is deleted
     confluence_url: str = ""
     confluence_username: str | None = None
     confluence_api_token: str | None = None     # EnvVar("GRAPHFEED_CONFLUENCE_API_TOKEN")
@@ -252,7 +254,9 @@ class SourceApisResource(dg.ConfigurableResource):
 
             return JiraApiReader(JiraApiSettings(
                 base_url=self.jira_url, username=self.jira_username, token=_plain(self.jira_api_token) or "",
-                cloud=self.jira_cloud, project_keys=self.jira_project_keys, extra_jql=self.jira_extra_jql))
+                cloud=self.jira_cloud, project_keys=self.jira_project_keys, extra_jql=self.jira_extra_jql,
+                full_listing_every=None if self.jira_full_listing_days is None
+                else dt.timedelta(days=self.jira_full_listing_days)))
         if source == "confluence" and self.confluence_url:
             from connectors.confluence.api_reader import ConfluenceApiReader, ConfluenceApiSettings
 
@@ -273,6 +277,30 @@ class SourceApisResource(dg.ConfigurableResource):
                 **({"objects": self.salesforce_objects} if self.salesforce_objects else {})))
         return None
 
+    def saved_checkpoint(self, source: str, staging: Staging):
+        """The last finished API read's checkpoint (Jira: keys of its last full listing), if this source keeps one."""
+        kind = _carried_checkpoints().get(source)
+        path = staging.root / source / "api_checkpoint.json"
+        if kind is None or not path.exists():
+            return None
+        return kind.model_validate_json(path.read_text())
+
+    def save_checkpoint(self, source: str, staging: Staging, checkpoint) -> None:
+        if source not in _carried_checkpoints() or checkpoint is None or checkpoint.has_more:
+            return
+        path = staging.root / source / "api_checkpoint.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(checkpoint.model_dump_json())
+        tmp.replace(path)
+
+
+def _carried_checkpoints() -> dict:
+    """Sources whose finished checkpoint carries state across windows."""
+    from connectors.jira import JiraApiCheckpoint
+
+    return {"jira": JiraApiCheckpoint}
+
 
 def _secret(name: str):
     return dg.EnvVar(name) if os.environ.get(name) else None
@@ -287,6 +315,8 @@ def api_resources() -> dict[str, dg.ConfigurableResource]:
         jira_cloud=env("GRAPHFEED_JIRA_CLOUD", "true").lower() != "false",
         jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
         jira_extra_jql=env("GRAPHFEED_JIRA_EXTRA_JQL") or None,
+        jira_full_listing_days=float(env("GRAPHFEED_JIRA_FULL_LISTING_DAYS", "7")) if env(
+            "GRAPHFEED_JIRA_FULL_LISTING_DAYS", "7") else None,
         confluence_url=env("GRAPHFEED_CONFLUENCE_URL", ""),
         confluence_username=env("GRAPHFEED_CONFLUENCE_USERNAME") or None,
         confluence_api_token=_secret("GRAPHFEED_CONFLUENCE_API_TOKEN"),

@@ -29,3 +29,25 @@ def test_jira_chain_pulls_the_partition_window_from_the_api(httpserver, resource
     assert metadata["jira/episodes"]["episodes"] >= 1
     assert TOKEN not in repr(metadata)
     assert all(TOKEN not in str(e.message) for e in result.all_events)
+
+
+@pytest.mark.slow
+def test_an_issue_gone_from_the_next_full_listing_becomes_a_tombstone(httpserver, resources, home):
+    # given a first night that listed every key, when an issue is deleted before a later night's listing,
+    # then that night stages a tombstone for it and the graph step retires its episodes in the ledger
+    fake = FakeJira(httpserver, cloud=True, issues=3, page_size=2)
+    apis = SourceApisResource(jira_url=httpserver.url_for("/").rstrip("/"), jira_username="bot@northwind.example",
+                              jira_api_token=TOKEN, jira_project_keys=["ACME"], jira_full_listing_days=0)
+    chain = build_source_chain("jira")
+    nights = ["2026-04-11", "2026-04-12", "2026-04-13"]
+    first = dg.materialize(chain, resources={**resources, "apis": apis}, partition_key=nights[0])
+    assert first.success
+    fake.deleted.add("ACME-1")
+    later = dg.materialize(chain, resources={**resources, "apis": apis}, partition_key=nights[2])
+    assert later.success
+    from pipelines.staging import Staging
+
+    staged = list(Staging(str(home / "staging")).rows("jira", "tombstones", nights[2]))
+    assert [(t["source_key"], t["reason"]) for t in staged] == [("ACME-1", "absent_from_listing")]
+    graph = [e for e in later.get_asset_materialization_events() if e.asset_key.to_user_string() == "jira/graph"]
+    assert graph[0].materialization.metadata["tombstoned"].value >= 1
