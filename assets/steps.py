@@ -10,8 +10,6 @@ date to place it in a day), so the rate describes the export's health, not one d
 """
 
 import datetime as dt
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Sequence
 
@@ -20,9 +18,8 @@ from pydantic import BaseModel, Field
 from connectors.contract import Checkpoint, Reader, TimeWindow
 from connectors.records import RecordFailure, SourceRecord
 from pipelines.partitions import day_window
-from pipelines.staging import Staging, StagedFile
+from pipelines.staging import Staging, StagedFile, spooled_dedup
 from transforms.build import EpisodeSettings, IntentPredictor, build_episodes
-from transforms.dedup import dedup
 from transforms.episode import Episode
 
 RAW = "raw_records"
@@ -159,25 +156,11 @@ def stage_episodes(staging: Staging, source: str, partition_keys: Sequence[str],
             for row in staging.rows(source, READ_STATS, key):
                 stats.failures += row["failures"]
                 stats.records_read += row["records_read"]
-        fd, candidates = tempfile.mkstemp(prefix=f"{source}-{key}-", suffix=".jsonl")
         build_failures = staging.writer(source, EPISODE_FAILURES, key)
+        out = staging.writer(source, EPISODES, key)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                for episode in build_episodes(records, classifier, settings, on_failure=build_failures.write):
-                    fh.write(episode.model_dump_json() + "\n")
-                    stats.records += 1
-            build_failures.commit()
-            stats.build_failures += build_failures.rows
-            stats.failures += build_failures.rows
-
-            def stream():
-                with open(candidates, encoding="utf-8") as fh:
-                    for line in fh:
-                        yield Episode.model_validate_json(line)
-
-            unique, dstats = dedup(stream)
-            out = staging.writer(source, EPISODES, key)
-            try:
+            built = build_episodes(records, classifier, settings, on_failure=build_failures.write)
+            with spooled_dedup(built) as (unique, dstats):
                 for episode in unique:
                     out.write(episode)
                     intents[episode.intent] += 1
@@ -186,15 +169,15 @@ def stage_episodes(staging: Staging, source: str, partition_keys: Sequence[str],
                     stats.missing_intent_or_fingerprint += not (episode.intent and episode.fingerprint)
                     if len(stats.preview) < preview_size:
                         stats.preview.append(episode)
-            except BaseException:
-                out.abort()
-                raise
-            out.commit()
         except BaseException:
+            out.abort()
             build_failures.abort()
             raise
-        finally:
-            os.unlink(candidates)
+        out.commit()
+        build_failures.commit()
+        stats.records += dstats.seen
+        stats.build_failures += build_failures.rows
+        stats.failures += build_failures.rows
         stats.per_partition[key] = out.rows
         stats.episodes += out.rows
         stats.duplicates += dstats.duplicates

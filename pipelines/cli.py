@@ -14,7 +14,6 @@ import datetime as dt
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
@@ -44,8 +43,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from pipelines import settings
     from pipelines.resources import IntentModelResource
     from transforms.build import EpisodeSettings, build_episodes
-    from transforms.dedup import dedup
-    from transforms.episode import Episode
+    from pipelines.staging import spooled_dedup
     from transforms.references import ReferenceConfig
 
     if args.source not in EXPORT_READERS:
@@ -74,17 +72,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
             else:
                 yield item
 
-    with tempfile.NamedTemporaryFile("w+", suffix=".jsonl", encoding="utf-8") as tmp:
-        for episode in build_episodes(records(), classifier, config, on_failure=report):
-            tmp.write(episode.model_dump_json() + "\n")
-        tmp.flush()
-
-        def stream():
-            with open(tmp.name, encoding="utf-8") as fh:
-                for line in fh:
-                    yield Episode.model_validate_json(line)
-
-        unique, stats = dedup(stream)
+    with spooled_dedup(build_episodes(records(), classifier, config, on_failure=report)) as (unique, stats):
         for episode in unique:
             sys.stdout.write(episode.model_dump_json() + "\n")
     print(f"graphfeed preview: {stats.seen} records -> {stats.unique} episodes "

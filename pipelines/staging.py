@@ -3,12 +3,18 @@
 Paths are UPath so the same code writes to object storage later (s3://, gs://) when GRAPHFEED_STAGING points there.
 """
 
+import contextlib
 import json
+import tempfile
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from upath import UPath
+
+if TYPE_CHECKING:
+    from transforms.dedup import DedupStats
+    from transforms.episode import Episode
 
 
 class StagedFile:
@@ -71,3 +77,23 @@ class Staging:
             raise
         out.commit()
         return out.rows
+
+
+@contextlib.contextmanager
+def spooled_dedup(episodes: Iterable["Episode"]) -> Iterator[tuple[Iterator["Episode"], "DedupStats"]]:
+    """Fingerprint dedup needs two passes over the episodes; building them (intent, NER) is the costly part, so they
+    are built once and spooled to a temporary file that both passes read. Memory stays flat whatever the volume."""
+    from transforms.dedup import dedup
+    from transforms.episode import Episode
+
+    with tempfile.NamedTemporaryFile("w+", suffix=".jsonl", encoding="utf-8") as spool:
+        for episode in episodes:
+            spool.write(episode.model_dump_json() + "\n")
+        spool.flush()
+
+        def stream() -> Iterator[Episode]:
+            with open(spool.name, encoding="utf-8") as fh:
+                for line in fh:
+                    yield Episode.model_validate_json(line)
+
+        yield dedup(stream)
