@@ -334,6 +334,20 @@ def night_cost(instance: dg.DagsterInstance, partition: str, sources: Sequence[s
     return costs
 
 
+def _new_materializations(instance: dg.DagsterInstance, key: dg.AssetKey, after: dict[str, int], limit: int,
+                          now: float | None):
+    """Materialisations of `key` since the cursor (advanced in `after`), skipping history older than the first tick's
+    floor, so turning a sensor on does not replay months of alerts."""
+    name = key.to_user_string()
+    floor = _first_tick_floor(name not in after, now)
+    result = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=key, after_storage_id=after.get(name)),
+                                             limit=limit, ascending=True)
+    for record in result.records:
+        after[name] = record.storage_id
+        if record.timestamp >= floor:
+            yield record
+
+
 def quality_alerts(instance: dg.DagsterInstance, cursor: QualityCursor, min_dedup_rate: float | None,
                    max_nightly_cost_usd: float | None, sources: Sequence[str] = SOURCES,
                    limit: int = 500, now: float | None = None) -> tuple[list[Alert], QualityCursor]:
@@ -342,14 +356,7 @@ def quality_alerts(instance: dg.DagsterInstance, cursor: QualityCursor, min_dedu
     seen_runs: set[str] = set()
     for source in sources:
         key = dg.AssetKey([source, "episodes"])
-        floor = _first_tick_floor(key.to_user_string() not in after, now)
-        result = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=key, after_storage_id=after.get(key.to_user_string())),
-            limit=limit, ascending=True)
-        for record in result.records:
-            after[key.to_user_string()] = record.storage_id
-            if record.timestamp < floor:
-                continue
+        for record in _new_materializations(instance, key, after, limit, now):
             metadata = record.asset_materialization.metadata
             rate = _figure(metadata, "dedup_rate")
             if min_dedup_rate is None or rate is None or record.run_id in seen_runs or rate >= min_dedup_rate:
@@ -369,14 +376,7 @@ def quality_alerts(instance: dg.DagsterInstance, cursor: QualityCursor, min_dedu
     partitions: list[str] = []
     for source in sources:
         key = dg.AssetKey([source, "graph"])
-        floor = _first_tick_floor(key.to_user_string() not in after, now)
-        result = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=key, after_storage_id=after.get(key.to_user_string())),
-            limit=limit, ascending=True)
-        for record in result.records:
-            after[key.to_user_string()] = record.storage_id
-            if record.timestamp < floor:
-                continue
+        for record in _new_materializations(instance, key, after, limit, now):
             if record.partition_key and record.partition_key not in partitions:
                 partitions.append(record.partition_key)
     alerted = list(cursor.cost_alerted)
