@@ -1,6 +1,6 @@
 """Peak memory of the email reader on a large synthetic mbox, against baselines measured in the same run.
 
-    /tmp/gfvenv/bin/python bench/email_memory.py --size-mb 200        # default 1024 (1 GB)
+    .venv/bin/python bench/email_memory.py --size-mb 200        # default 1024 (1 GB)
 
 Generates an mbox of the requested size in a temp dir (plain, HTML and attachment-bearing messages, with
 ``>From`` quoting), then runs each measurement in a fresh child process so peak RSS (ru_maxrss) is its own:

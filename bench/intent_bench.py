@@ -1,6 +1,6 @@
 """Intent classifier bench: held-out phrasings, i.i.d. split, latency; against a same-run baseline.
 
-Run:  /tmp/gfvenv/bin/python bench/intent_bench.py [--repeat 5]
+Run:  .venv/bin/python bench/intent_bench.py [--repeat 5]
 Pinned to one core (sched_setaffinity + 1 BLAS/OpenMP thread). Prints figures; asserts nothing.
 """
 

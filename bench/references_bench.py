@@ -2,7 +2,7 @@
 
 Texts: the first 1,500 characters of real e-mail bodies from the shared corpus (ASF list archives), i.e.
 what one e-mail episode looks like. Models are loaded before timing. Usage:
-    /tmp/gfvenv/bin/python bench/references_bench.py [--records 300] [--repeat 3]
+    .venv/bin/python bench/references_bench.py [--records 300] [--repeat 3]
 """
 
 import argparse

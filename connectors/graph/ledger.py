@@ -601,6 +601,7 @@ class Ledger:
     def tombstone(self, source: str, source_keys: Sequence[str], *, now: dt.datetime | None = None) -> list[str]:
         """Records deleted upstream: mark every version tombstoned and return their episode ids (oldest first).
 
+        A record's comments go with it (kind "comment" in its thread: a Jira issue's, a Confluence page's).
         Ids already tombstoned are returned again, so a writer that died before invalidating can simply redo it.
         A tombstoned duplicate leaves its canonical's source_keys; a tombstoned canonical hands the event to its
         oldest surviving duplicate (which becomes pending: the other source still says it happened), or frees the
@@ -611,10 +612,12 @@ class Ledger:
 
         def run(conn: sa.Connection) -> list[str]:
             hits: list[tuple[str, str]] = []
+            kind, thread = (c.payload[("metadata", k)].as_string() for k in ("kind", "thread_key"))
             for chunk in _chunks(dict.fromkeys(_no_nul(k) for k in source_keys)):
+                comments = sa.and_(kind == "comment", thread.in_(chunk))
                 hits += conn.execute(
                     sa.select(c.episode_id, c.occurred_at)
-                    .where(c.source == source, c.source_key.in_(chunk))
+                    .where(c.source == source, sa.or_(c.source_key.in_(chunk), comments))
                     .order_by(c.episode_id)
                     .with_for_update()
                 ).all()

@@ -17,6 +17,8 @@ def make_episode(
     group_id: str = "acme",
     duplicate_keys: list[str] | None = None,
     content: str = "Budget approved for Q3.",
+    kind: str = "email",
+    thread: str | None = None,
 ) -> Episode:
     when = at or DAY
     return Episode(
@@ -29,7 +31,7 @@ def make_episode(
         intent_confidence=0.9,
         content=content,
         metadata=EpisodeMetadata(
-            source_key=key, kind="email", version=version, occurred_at=when, updated_at=when,
+            source_key=key, kind=kind, thread_key=thread, version=version, occurred_at=when, updated_at=when,
             duplicate_keys=duplicate_keys or [],
         ),
         fingerprint=fingerprint or f"fp-{source}-{key}",

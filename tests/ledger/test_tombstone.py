@@ -60,3 +60,22 @@ def test_tombstoned_canonical_without_duplicates_frees_its_fingerprint(ledger):
 
     assert (result.new, result.duplicates) == (1, 0)
     assert ledger.get(reborn.id).status == Status.pending
+
+
+def test_a_deleted_record_takes_its_comments_and_nothing_else(ledger):
+    # given an issue with two comments, a page with one, and records that only look related
+    issue = make_episode("jira", "PHX-1", fingerprint="i")
+    comments = [make_episode("jira", f"PHX-1#{n}", fingerprint=f"c{n}", kind="comment", thread="PHX-1")
+                for n in (10001, 10002)]
+    page_comment = make_episode("confluence", "9001", fingerprint="pc", kind="comment", thread="777")
+    others = [make_episode("jira", "PHX-10#1", fingerprint="o1", kind="comment", thread="PHX-10"),
+              make_episode("email", "<reply@x>", fingerprint="o2", kind="email", thread="PHX-1"),
+              make_episode("jira", "PHX-2", fingerprint="o3", kind="issue", thread="PHX-1")]
+    ledger.register([issue, *comments, page_comment, *others], "2025-06-01")
+
+    # when the issue and the page are tombstoned
+    ids = ledger.tombstone("jira", ["PHX-1"]) + ledger.tombstone("confluence", ["777"])
+
+    # then the issue and every comment in their threads are, each once; other threads, sources and kinds are not
+    assert sorted(ids) == sorted([issue.id, *(c.id for c in comments), page_comment.id])
+    assert all(ledger.get(o.id).status == Status.pending for o in others)
