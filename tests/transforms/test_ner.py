@@ -1,0 +1,25 @@
+"""English NER: batches bounded by characters give the same entities as one text at a time."""
+
+from transforms import ner
+
+
+def test_batches_are_bounded_by_characters_and_keep_order():
+    # given many short texts and a few long ones
+    texts = ["short"] * 70 + ["x" * (ner.BATCH_CHARS - 10), "y" * 30, "z" * (ner.BATCH_CHARS + 5), "w"]
+    # when they are grouped for nlp.pipe
+    groups = list(ner._char_bounded(texts))
+    # then order and content are kept, no group exceeds the count bound, and only a single over-long text
+    # exceeds the character bound (alone in its group)
+    assert [t for g in groups for t in g] == texts
+    assert all(len(g) <= ner.BATCH_SIZE for g in groups)
+    assert all(sum(map(len, g)) <= ner.BATCH_CHARS or len(g) == 1 for g in groups)
+
+
+def test_batch_and_single_calls_find_the_same_entities():
+    texts = ["Dana Whitfield from Acme Corp confirmed the date on 3 June 2026.",
+             "Tom Berger asked Globex about the renewal. " * 40,
+             "",
+             "Priya Nair met Initech on Friday."]
+    assert ner.entities_batch(texts) == [ner.entities(t) for t in texts]
+    people = {e.text for e in ner.entities(texts[0]) if e.label == "PERSON"}
+    assert "Dana Whitfield" in people
