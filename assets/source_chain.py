@@ -13,7 +13,6 @@ from assets.graph_steps import IngestLimits, ingest
 from assets.intent_model import INTENT_MODEL_KEY
 from assets.steps import EPISODES, FAILURES, RAW, stage_episodes, stage_raw_records
 from connectors.graph.config import EmbedderMismatch
-from connectors.registry import export_reader
 from pipelines.partitions import DAILY
 from pipelines.resources import (
     EpisodeConfig,
@@ -60,7 +59,7 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
                     apis: SourceApisResource, episode_config: EpisodeConfig) -> dg.MaterializeResult:
         keys = context.partition_keys
         api_reader = apis.reader(source)
-        reader = api_reader or export_reader(source, exports.paths(source))
+        reader = api_reader or apis.export_reader(source, exports.paths(source))
         staging = home.staging()
         saved = apis.saved_checkpoint(source, staging) if api_reader else None
         stats = stage_raw_records(reader, staging, source, keys, whole_export=api_reader is None, checkpoint=saved,

@@ -39,9 +39,9 @@ def _date(value: str) -> str:
 
 def cmd_preview(args: argparse.Namespace) -> int:
     from connectors.records import RecordFailure
-    from connectors.registry import EXPORT_READERS, export_reader
+    from connectors.registry import EXPORT_READERS
     from pipelines import settings
-    from pipelines.resources import IntentModelResource
+    from pipelines.resources import IntentModelResource, api_resources
     from transforms.build import EpisodeSettings, build_episodes
     from pipelines.staging import spooled_dedup
     from transforms.references import ReferenceConfig
@@ -66,7 +66,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
         print(f"FAILURE {failure.describe()}", file=sys.stderr)
 
     def records():
-        for item in export_reader(args.source, args.paths).read(None):
+        for item in api_resources()["apis"].export_reader(args.source, args.paths).read(None):
             if isinstance(item, RecordFailure):
                 report(item)
             else:

@@ -182,10 +182,10 @@ class IngestConfig(dg.ConfigurableResource):
     backlog_growth_runs: int = 3                # backlog rising this many runs in a row fails the check
 
 
-def _key_values(raw: str) -> dict[str, str]:
-    """`a=b,c=d` -> {"a": "b", "c": "d"} (keys lower-cased): domain maps, per-source modes."""
+def _key_values(raw: str, lower: bool = True) -> dict[str, str]:
+    """`a=b,c=d` -> {"a": "b", "c": "d"} (keys lower-cased unless told): domain maps, per-source modes, space maps."""
     pairs = (item.split("=", 1) for item in raw.split(",") if "=" in item)
-    return {domain.strip().lower(): name.strip() for domain, name in pairs}
+    return {(key.strip().lower() if lower else key.strip()): value.strip() for key, value in pairs}
 
 
 def graph_resources() -> dict[str, dg.ConfigurableResource]:
@@ -238,6 +238,16 @@ class SourceApisResource(dg.ConfigurableResource):
     confluence_cloud: bool = True
     confluence_spaces: list[str] = []
     confluence_timezone: str = "UTC"            # the API user's profile time zone (CQL dates are read in it)
+    confluence_include_labels: list[str] = []
+    confluence_exclude_labels: list[str] = []
+    confluence_history_versions: int = 20       # earlier versions saved inside the window, per page (0 = current only)
+    # Which group a page goes to, for API and export reads alike (connectors/confluence/groups.py).
+    confluence_restricted: str = "skip"         # skip | separate_group
+    confluence_group_template: str = ""         # "" = the pipeline's group; e.g. "confluence_{space}"
+    confluence_restricted_template: str = "confluence_{space}_restricted"
+    confluence_space_groups: dict[str, str] = {}
+    confluence_restricted_space_groups: dict[str, str] = {}
+    confluence_export_timezone: str = "UTC"     # XML space exports carry the server's local time
     salesforce_login_url: str = ""              # https://login.salesforce.com, https://test.salesforce.com, My Domain
     salesforce_instance_url: str | None = None
     salesforce_username: str | None = None
@@ -246,6 +256,27 @@ class SourceApisResource(dg.ConfigurableResource):
     salesforce_client_id: str | None = None
     salesforce_client_secret: str | None = None     # EnvVar("GRAPHFEED_SALESFORCE_CLIENT_SECRET")
     salesforce_objects: list[str] = []
+
+    def confluence_groups(self):
+        from connectors.confluence.groups import GroupPolicy
+
+        return GroupPolicy(restricted=self.confluence_restricted, group_template=self.confluence_group_template,
+                           restricted_template=self.confluence_restricted_template,
+                           space_groups=self.confluence_space_groups,
+                           restricted_space_groups=self.confluence_restricted_space_groups)
+
+    def export_reader(self, source: str, paths: list[str]):
+        """The export-file reader for a source, with the reading options that apply to files too."""
+        if source == "confluence":
+            from connectors.confluence import ConfluenceExportReader
+            from connectors.confluence.export_reader import ExportSettings
+
+            return ConfluenceExportReader(paths, ExportSettings(
+                timezone=self.confluence_export_timezone, base_url=self.confluence_url or None,
+                groups=self.confluence_groups()))
+        from connectors.registry import export_reader
+
+        return export_reader(source, paths)
 
     def reader(self, source: str):
         """The API reader for a source, or None when the source is read from export files."""
@@ -263,7 +294,9 @@ class SourceApisResource(dg.ConfigurableResource):
             return ConfluenceApiReader(ConfluenceApiSettings(
                 base_url=self.confluence_url, username=self.confluence_username,
                 token=_plain(self.confluence_api_token) or "", cloud=self.confluence_cloud,
-                spaces=self.confluence_spaces, user_timezone=self.confluence_timezone))
+                spaces=self.confluence_spaces, user_timezone=self.confluence_timezone,
+                include_labels=self.confluence_include_labels, exclude_labels=self.confluence_exclude_labels,
+                history_versions=self.confluence_history_versions, groups=self.confluence_groups()))
         if source == "salesforce" and (self.salesforce_login_url or self.salesforce_instance_url):
             from connectors.salesforce import SalesforceApiReader, SalesforceApiSettings
 
@@ -323,6 +356,17 @@ def api_resources() -> dict[str, dg.ConfigurableResource]:
         confluence_cloud=env("GRAPHFEED_CONFLUENCE_CLOUD", "true").lower() != "false",
         confluence_spaces=settings.env_list("GRAPHFEED_CONFLUENCE_SPACES"),
         confluence_timezone=env("GRAPHFEED_CONFLUENCE_TIMEZONE", "UTC"),
+        confluence_include_labels=settings.env_list("GRAPHFEED_CONFLUENCE_INCLUDE_LABELS"),
+        confluence_exclude_labels=settings.env_list("GRAPHFEED_CONFLUENCE_EXCLUDE_LABELS"),
+        confluence_history_versions=settings.env_int("GRAPHFEED_CONFLUENCE_HISTORY_VERSIONS", 20),
+        confluence_restricted=env("GRAPHFEED_CONFLUENCE_RESTRICTED", "skip"),
+        confluence_group_template=env("GRAPHFEED_CONFLUENCE_GROUP_TEMPLATE", ""),
+        confluence_restricted_template=env("GRAPHFEED_CONFLUENCE_RESTRICTED_TEMPLATE",
+                                           "confluence_{space}_restricted"),
+        confluence_space_groups=_key_values(env("GRAPHFEED_CONFLUENCE_SPACE_GROUPS", ""), lower=False),
+        confluence_restricted_space_groups=_key_values(env("GRAPHFEED_CONFLUENCE_RESTRICTED_SPACE_GROUPS", ""),
+                                                       lower=False),
+        confluence_export_timezone=env("GRAPHFEED_CONFLUENCE_EXPORT_TIMEZONE", "UTC"),
         salesforce_login_url=env("GRAPHFEED_SALESFORCE_LOGIN_URL", ""),
         salesforce_instance_url=env("GRAPHFEED_SALESFORCE_INSTANCE_URL") or None,
         salesforce_username=env("GRAPHFEED_SALESFORCE_USERNAME") or None,

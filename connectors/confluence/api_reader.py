@@ -2,7 +2,8 @@
 
 Listing: v1 CQL search (`rest/api/content/search`). Cloud pages with the `_links.next` cursor (v2-style; start is
 ignored there), Server/DC with start/limit. Each hit is then read in full (v1 content with body, space, ancestors,
-labels, restrictions, attachments) and its comments: Cloud v2 footer-comments/inline-comments (cursor), Server v1
+labels, restrictions, attachments) and its comments; a page saved several times since the window start also yields
+its earlier versions of that span (`rest/api/content/{id}?status=historical&version=N`), each its own episode: Cloud v2 footer-comments/inline-comments (cursor), Server v1
 child/comment (start/limit). Outcome per status: 200 data; 429/5xx retried with backoff honouring Retry-After
 (urllib3 inside the client) and Server's 403-when-rate-limited retried here; 401 stops the run (ConfluenceAuthError);
 400 on the search stops it (ConfluenceConfigError: the CQL/space is wrong); 404 on a listed page = deleted upstream
@@ -31,6 +32,7 @@ from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
 PAGE_EXPAND = ("body.storage,version,space,history,ancestors,metadata.labels,children.attachment,"
                "restrictions.read.restrictions.user,restrictions.read.restrictions.group")
 COMMENT_EXPAND = "body.storage,version,history,extensions.location,extensions.inlineProperties,extensions.resolution"
+HISTORY_EXPAND = "body.storage,version,space,history,ancestors,metadata.labels,children.attachment"
 
 
 class ConfluenceApiSettings(BaseModel):
@@ -49,6 +51,9 @@ class ConfluenceApiSettings(BaseModel):
     backoff_seconds: float = 1.0                    # first backoff; doubles per retry
     max_backoff_seconds: float = 120.0
     comments: bool = True
+    # Earlier versions saved inside the window are read too, newest first, at most this many per page (0 = only the
+    # current version). Older ones were read on earlier nights; a read without a window takes the current only.
+    history_versions: int = 20
     groups: GroupPolicy = GroupPolicy()
 
 
@@ -77,6 +82,7 @@ class ConfluenceApiReader:
         self.tombstones: list[Tombstone] = []
         self.checkpoint: ConfluenceCheckpoint | None = None
         self.users = UserDirectory()
+        self._history_since: dt.datetime | None = None
 
     def _client(self) -> Any:
         from atlassian import Confluence
@@ -153,6 +159,7 @@ class ConfluenceApiReader:
         cql = (checkpoint.cql if checkpoint and checkpoint.cql else
                window_cql(window, timezone=s.user_timezone, overlap=dt.timedelta(minutes=s.overlap_minutes),
                           spaces=s.spaces, include_labels=s.include_labels, exclude_labels=s.exclude_labels))
+        self._history_since = window.start - dt.timedelta(minutes=s.overlap_minutes) if window else None
         state = ConfluenceCheckpoint(cql=cql, next_url=checkpoint.next_url if checkpoint else None,
                                      start=checkpoint.start if checkpoint else 0,
                                      pages_read=checkpoint.pages_read if checkpoint else 0)
@@ -229,8 +236,44 @@ class ConfluenceApiReader:
             return
         self._count(record)
         yield record
+        yield from self._history(version, origin)
         if self.settings.comments and isinstance(record, SourceRecord):
             yield from self._comments(version, record.fields.get("group_id"))
+
+    def _history(self, current: Any, origin: Origin) -> Iterator[SourceRecord | RecordFailure]:
+        """Versions saved between the window start and the current one. They are read under the current version's
+        restrictions (the stricter view today), so a page restricted now never leaks through its history."""
+        since, limit = self._history_since, self.settings.history_versions
+        if since is None or limit <= 0 or current.type == "comment":
+            return
+        for number in range(current.version - 1, max(0, current.version - 1 - limit), -1):
+            status, body = self._get(f"rest/api/content/{current.id}",
+                                     {"status": "historical", "version": number, "expand": HISTORY_EXPAND})
+            if status == 404:                        # purged from the page history
+                return
+            if status != 200:
+                item = failure(origin, ErrorClass.api_error, f"version {number} of {current.type} {current.id} not "
+                               f"read (HTTP {status}: {self._message(body)})", current.id)
+                self._count(item)
+                yield item
+                continue
+            users_in(body, self.users)
+            try:
+                version = content_from_json(body, self.users, base_url=self.settings.base_url)
+            except PayloadError as exc:
+                item = failure(origin, ErrorClass.bad_value, f"version {number}: {exc}", current.id)
+                self._count(item)
+                yield item
+                continue
+            if version.version_at is not None and version.version_at < since:
+                return
+            version = version.model_copy(update={"restricted": current.restricted,
+                                                 "restriction": current.restriction, "status": "current"})
+            record = record_from_version(version, self.users, self.settings.groups, origin,
+                                         base_url=self.settings.base_url)
+            if record is not None:
+                self._count(record)
+                yield record
 
     def _count(self, item: SourceRecord | RecordFailure) -> None:
         if isinstance(item, RecordFailure):
@@ -271,9 +314,6 @@ class ConfluenceApiReader:
                     start += len(results)
                     params = {**params, "start": start}
                     url = path if results and (nxt or len(results) >= s.page_size) else None
-                    if url:
-                        status_params = params
-                        params = status_params
 
     def _comment(self, obj: Any, page: Any, inline: bool, origin: Origin, group_id: str | None
                  ) -> Iterator[SourceRecord | RecordFailure]:

@@ -137,3 +137,61 @@ def test_one_refused_page_is_a_failure_and_the_run_goes_on(httpserver):
     assert [r.source_key for r in records if r.kind == "page"] == ["1"]
     assert [(f.source_key, f.error_class.value) for f in failures] == [("5", "api_error")]
     assert "403" in failures[0].reason
+
+
+def serve_history(server, ident: str, saved: dict[int, str], restricted: bool = False, purged: tuple = ()):
+    """One page whose versions were saved at the given times; the newest is current."""
+    current = max(saved)
+
+    def content(request):
+        number = int(request.args.get("version", current))
+        if request.args.get("status") == "historical" and number in purged:
+            return json_response({"statusCode": 404, "message": "No content found"}, 404)
+        body = page(ident, version=number, restricted=restricted)
+        body["version"]["when"] = saved[number]
+        body["body"]["storage"]["value"] = f"<p>Owner: {'Dana' if number < 3 else 'Priya'} (v{number})</p>"
+        if number != current:
+            body["status"] = "historical"
+        return json_response(body)
+
+    server.expect_request(f"/wiki/rest/api/content/{ident}").respond_with_handler(content)
+    for where in ("footer", "inline"):
+        server.expect_request(f"/wiki/api/v2/pages/{ident}/{where}-comments").respond_with_json(
+            {"results": [], "_links": {}})
+
+
+def test_versions_saved_inside_the_window_are_each_an_episode_older_ones_are_not_reread(httpserver):
+    # given a page saved at 08:00 (v2) and 20:30 (v3) on the partition day, and v1 months earlier
+    httpserver.expect_request("/wiki/rest/api/content/search").respond_with_json(
+        {"results": [{"id": "7", "type": "page"}], "_links": {}})
+    serve_history(httpserver, "7", {1: "2026-03-23T15:05:00.000Z", 2: "2026-06-10T08:00:00.000Z",
+                                    3: "2026-06-10T20:30:00.000Z"})
+    # when the day's window is read
+    records, failures = split(ConfluenceApiReader(settings(httpserver)).read(WINDOW))
+    # then v3 and v2 are records (distinct versions, own times and text), v1 is not read again
+    assert failures == []
+    assert sorted((r.source_key, r.version) for r in records) == [("7", "2"), ("7", "3")]
+    v2 = [r for r in records if r.version == "2"][0]
+    assert "Dana" in v2.body and v2.updated_at == dt.datetime(2026, 6, 10, 8, tzinfo=UTC)
+
+
+def test_history_of_a_restricted_page_is_skipped_and_a_purged_version_ends_the_walk(httpserver):
+    httpserver.expect_request("/wiki/rest/api/content/search").respond_with_json(
+        {"results": [{"id": "8", "type": "page"}, {"id": "9", "type": "page"}], "_links": {}})
+    saved = {1: "2026-06-10T01:00:00.000Z", 2: "2026-06-10T02:00:00.000Z", 3: "2026-06-10T03:00:00.000Z"}
+    serve_history(httpserver, "8", saved, restricted=True)
+    serve_history(httpserver, "9", saved, purged=(1,))
+    reader = ConfluenceApiReader(settings(httpserver))
+    records, failures = split(reader.read(WINDOW))
+    assert failures == []
+    assert sorted((r.source_key, r.version) for r in records) == [("9", "2"), ("9", "3")]
+    assert reader.stats.skipped_restricted_keys == ["8"]
+
+
+def test_history_reads_nothing_more_when_switched_off_or_without_a_window(httpserver):
+    httpserver.expect_request("/wiki/rest/api/content/search").respond_with_json(
+        {"results": [{"id": "7", "type": "page"}], "_links": {}})
+    serve_history(httpserver, "7", {1: "2026-06-10T01:00:00.000Z", 2: "2026-06-10T02:00:00.000Z"})
+    off, _ = split(ConfluenceApiReader(settings(httpserver, history_versions=0)).read(WINDOW))
+    whole, _ = split(ConfluenceApiReader(settings(httpserver)).read(None))
+    assert [r.version for r in off] == ["2"] and [r.version for r in whole] == ["2"]
