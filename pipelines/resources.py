@@ -232,6 +232,8 @@ class SourceApisResource(dg.ConfigurableResource):
     jira_project_keys: list[str] = []
     jira_extra_jql: str | None = None
     jira_full_listing_days: float | None = 7.0      # list every key this often: a key gone from the list is deleted
+    jira_content_fields: list[str] = []         # custom field names copied into the episode content (API and export)
+    jira_csv_timezone: str = "UTC"              # Jira's CSV export writes dates in the exporting user's time zone
     confluence_url: str = ""
     confluence_username: str | None = None
     confluence_api_token: str | None = None     # EnvVar("GRAPHFEED_CONFLUENCE_API_TOKEN")
@@ -256,6 +258,10 @@ class SourceApisResource(dg.ConfigurableResource):
     salesforce_client_id: str | None = None
     salesforce_client_secret: str | None = None     # EnvVar("GRAPHFEED_SALESFORCE_CLIENT_SECRET")
     salesforce_objects: list[str] = []
+    salesforce_extra_fields: dict[str, list[str]] = {}     # Object -> more SOQL columns (custom __c fields)
+    salesforce_domain: str = "login"            # SOAP login without a connected app: login / test / <mydomain>.my
+    salesforce_api_reserve: int = 1_000         # daily API calls left to the org's other users: the read stops before
+    salesforce_bulk_threshold: int = 10_000     # rows in a window from which Bulk API 2.0 is used
 
     def confluence_groups(self):
         from connectors.confluence.groups import GroupPolicy
@@ -267,6 +273,22 @@ class SourceApisResource(dg.ConfigurableResource):
 
     def export_reader(self, source: str, paths: list[str]):
         """The export-file reader for a source, with the reading options that apply to files too."""
+        if source == "jira":
+            from zoneinfo import ZoneInfo
+
+            from connectors.jira import JiraExportReader
+
+            try:
+                zone = ZoneInfo(self.jira_csv_timezone)
+            except (ValueError, KeyError):
+                raise ValueError(f"jira_csv_timezone (GRAPHFEED_JIRA_CSV_TIMEZONE) {self.jira_csv_timezone!r} is not "
+                                 "an IANA time zone such as Europe/Berlin") from None
+            return JiraExportReader(paths, base_url=self.jira_url or None, content_fields=self.jira_content_fields,
+                                    csv_timezone=zone)
+        if source == "salesforce":
+            from connectors.salesforce import SalesforceExportReader
+
+            return SalesforceExportReader(paths, instance_url=self.salesforce_instance_url)
         if source == "confluence":
             from connectors.confluence import ConfluenceExportReader
             from connectors.confluence.export_reader import ExportSettings
@@ -286,6 +308,7 @@ class SourceApisResource(dg.ConfigurableResource):
             return JiraApiReader(JiraApiSettings(
                 base_url=self.jira_url, username=self.jira_username, token=_plain(self.jira_api_token) or "",
                 cloud=self.jira_cloud, project_keys=self.jira_project_keys, extra_jql=self.jira_extra_jql,
+                content_fields=self.jira_content_fields,
                 full_listing_every=None if self.jira_full_listing_days is None
                 else dt.timedelta(days=self.jira_full_listing_days)))
         if source == "confluence" and self.confluence_url:
@@ -306,7 +329,9 @@ class SourceApisResource(dg.ConfigurableResource):
                 login_url=self.salesforce_login_url or None, instance_url=self.salesforce_instance_url,
                 username=self.salesforce_username, client_id=self.salesforce_client_id,
                 password=secret["password"], security_token=secret["security_token"] or "",
-                client_secret=secret["client_secret"],
+                client_secret=secret["client_secret"], domain=self.salesforce_domain,
+                extra_fields=self.salesforce_extra_fields, api_reserve=self.salesforce_api_reserve,
+                bulk_threshold=self.salesforce_bulk_threshold,
                 **({"objects": self.salesforce_objects} if self.salesforce_objects else {})))
         return None
 
@@ -335,6 +360,17 @@ def _carried_checkpoints() -> dict:
     return {"jira": JiraApiCheckpoint}
 
 
+def _object_fields(items: list[str]) -> dict[str, list[str]]:
+    """["Account.Industry", "Opportunity.Region__c"] -> {"Account": ["Industry"], "Opportunity": ["Region__c"]}."""
+    out: dict[str, list[str]] = {}
+    for item in items:
+        obj, _, field = item.partition(".")
+        if not field:
+            raise ValueError(f"GRAPHFEED_SALESFORCE_EXTRA_FIELDS: {item!r} is not Object.Field")
+        out.setdefault(obj, []).append(field)
+    return out
+
+
 def _secret(name: str):
     return dg.EnvVar(name) if os.environ.get(name) else None
 
@@ -350,6 +386,8 @@ def api_resources() -> dict[str, dg.ConfigurableResource]:
         jira_extra_jql=env("GRAPHFEED_JIRA_EXTRA_JQL") or None,
         jira_full_listing_days=float(env("GRAPHFEED_JIRA_FULL_LISTING_DAYS", "7")) if env(
             "GRAPHFEED_JIRA_FULL_LISTING_DAYS", "7") else None,
+        jira_content_fields=settings.env_list("GRAPHFEED_JIRA_CONTENT_FIELDS"),
+        jira_csv_timezone=env("GRAPHFEED_JIRA_CSV_TIMEZONE", "UTC"),
         confluence_url=env("GRAPHFEED_CONFLUENCE_URL", ""),
         confluence_username=env("GRAPHFEED_CONFLUENCE_USERNAME") or None,
         confluence_api_token=_secret("GRAPHFEED_CONFLUENCE_API_TOKEN"),
@@ -375,4 +413,8 @@ def api_resources() -> dict[str, dg.ConfigurableResource]:
         salesforce_client_id=env("GRAPHFEED_SALESFORCE_CLIENT_ID") or None,
         salesforce_client_secret=_secret("GRAPHFEED_SALESFORCE_CLIENT_SECRET"),
         salesforce_objects=settings.env_list("GRAPHFEED_SALESFORCE_OBJECTS"),
+        salesforce_extra_fields=_object_fields(settings.env_list("GRAPHFEED_SALESFORCE_EXTRA_FIELDS")),
+        salesforce_domain=env("GRAPHFEED_SALESFORCE_DOMAIN", "login"),
+        salesforce_api_reserve=settings.env_int("GRAPHFEED_SALESFORCE_API_RESERVE", 1_000),
+        salesforce_bulk_threshold=settings.env_int("GRAPHFEED_SALESFORCE_BULK_THRESHOLD", 10_000),
     )}
