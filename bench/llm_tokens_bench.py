@@ -1,13 +1,13 @@
-"""LLM calls and prompt tokens per episode on the bundled sample email corpus: graphfeed's LLM path against a naive
-loop, both in this run, both against the scripted local OpenAI-compatible server (tests/llm/scripted_server.py).
+"""LLM calls and prompt tokens per episode on the bundled sample corpus: graphfeed's LLM path against a naive loop,
+both in this run, both against the scripted local OpenAI-compatible server (tests/llm/scripted_server.py).
 
-graphfeed: `graphfeed preview --source email sample/exports/email` (cleaned, quote-stripped, deduplicated
-episodes) -> ledger -> the real ingest loop (write_backlog) -> GraphWriter in "both" mode (structured facts +
-Graphiti add_episode per chunk, metered).
-naive: Graphiti add_episode for every record the reader yields, raw subject + body, no dedup, no structured facts,
+graphfeed: `graphfeed preview --source S sample/exports/S` for each source (cleaned, quote-stripped, deduplicated
+episodes) -> one ledger (which also deduplicates across sources) -> the real ingest loop (write_backlog) ->
+GraphWriter with every source in "both" mode (structured facts + Graphiti add_episode per chunk, metered).
+naive: Graphiti add_episode for every record the readers yield, raw title + body, no dedup, no structured facts,
 through the same metered client (so only the pipeline differs).
 
-usage: python bench/llm_tokens_bench.py [--chunk-chars 6000]
+usage: python bench/llm_tokens_bench.py [--sources email,jira,confluence,salesforce] [--chunk-chars 6000]
 Prints records/episodes, LLM calls, prompt tokens (total and per record), the estimate for the graphfeed side, and
 the ratio graphfeed/naive (target <= 0.5x prompt tokens).
 """
@@ -43,7 +43,8 @@ from connectors.registry import export_reader  # noqa: E402
 from tests.llm.scripted_server import ScriptedOpenAI  # noqa: E402
 from transforms.episode import Episode  # noqa: E402
 
-CORPUS = REPO / "sample" / "exports" / "email"
+SAMPLE = REPO / "sample" / "exports"
+SOURCES = ("email", "jira", "confluence", "salesforce")
 
 
 def settings(server: ScriptedOpenAI, chunk_chars: int, skip_intents: list[str] | None = None) -> LLMSettings:
@@ -55,31 +56,47 @@ def settings(server: ScriptedOpenAI, chunk_chars: int, skip_intents: list[str] |
                        backoff_base_s=0.01, prices=prices, skip_intents=skip_intents or [])
 
 
-def preview_episodes(home: Path) -> tuple[list[Episode], str]:
+def preview_episodes(home: Path, source: str) -> tuple[list[Episode], str]:
     env = dict(os.environ, GRAPHFEED_HOME=str(home))
-    done = subprocess.run([sys.executable, "-m", "pipelines.cli", "preview", "--source", "email", str(CORPUS)],
+    done = subprocess.run([sys.executable, "-m", "pipelines.cli", "preview", "--source", source, str(SAMPLE / source)],
                           cwd=REPO, env=env, capture_output=True, text=True, check=True)
     episodes = [Episode.model_validate_json(line) for line in done.stdout.splitlines() if line.strip()]
-    return episodes, done.stderr.strip().splitlines()[-1]
+    return episodes, f"{source}: " + done.stderr.strip().splitlines()[-1].removeprefix("graphfeed preview: ")
 
 
 def graphfeed_side(home: Path, server: ScriptedOpenAI, episodes: list[Episode], chunk_chars: int,
-                   skip_intents: list[str] | None = None) -> IngestStats:
-    config = GraphConfig(home=home, extraction={"email": "both"}, llm=settings(server, chunk_chars, skip_intents))
+                   skip_intents: list[str] | None = None) -> tuple[IngestStats, int]:
+    """-> (stats, episodes sent: registered minus cross-source duplicates)."""
+    sources = sorted({e.source for e in episodes})
+    config = GraphConfig(home=home, extraction={s: "both" for s in sources},
+                         llm=settings(server, chunk_chars, skip_intents))
     ledger = Ledger(ledger_url_for_home(home))
-    ledger.register(episodes, partition="bench")
-    stats = IngestStats()
+    registered = ledger.register(sorted(episodes, key=lambda e: e.timestamp), partition="bench")
+    total = IngestStats()
     with SyncGraphWriter(config) as writer:
-        write_backlog(ledger, writer, "email", IngestLimits(max_cost_usd=1000.0, backoff_seconds=0), stats)
-    return stats
+        for source in sources:
+            stats = IngestStats()
+            write_backlog(ledger, writer, source, IngestLimits(max_cost_usd=1000.0, backoff_seconds=0), stats)
+            total.llm_calls += stats.llm_calls
+            total.tokens_in += stats.tokens_in
+            total.tokens_out += stats.tokens_out
+            total.cost_usd += stats.cost_usd
+            total.llm_skipped += stats.llm_skipped
+            for prompt, row in stats.llm_tokens_by_prompt.items():
+                into = total.llm_tokens_by_prompt.setdefault(prompt, {"calls": 0, "tokens_in": 0})
+                into["calls"] += row["calls"]
+                into["tokens_in"] += row["tokens_in"]
+    return total, len(episodes) - registered.duplicates
 
 
-async def naive_side(home: Path, server: ScriptedOpenAI, chunk_chars: int) -> tuple[int, UsageMeter]:
+async def naive_side(home: Path, server: ScriptedOpenAI, chunk_chars: int, sources: list[str]
+                     ) -> tuple[int, UsageMeter]:
     config = GraphConfig(home=home)
     s = settings(server, chunk_chars)
     meter = UsageMeter(s.price_table())
     client = MeteredLLMClient(s, meter=meter)
-    records = [r for r in export_reader("email", [str(CORPUS)]).read(None) if not isinstance(r, RecordFailure)]
+    records = [r for source in sources for r in export_reader(source, [str(SAMPLE / source)]).read(None)
+               if not isinstance(r, RecordFailure)]
     async with GraphWriter(config) as writer:
         driver = await writer.backend.driver("naive")
         embedder = NumpyMiniLMEmbedder()
@@ -88,7 +105,8 @@ async def naive_side(home: Path, server: ScriptedOpenAI, chunk_chars: int) -> tu
         for record in sorted(records, key=lambda r: r.occurred_at):
             await graphiti.add_episode(name=record.title or record.source_key,
                                        episode_body=f"{record.title}\n\n{record.body}",
-                                       source_description=f"email {record.kind}", reference_time=record.occurred_at,
+                                       source_description=f"{record.source} {record.kind}",
+                                       reference_time=record.occurred_at,
                                        source=EpisodeType.message, group_id="naive")
     await client.client.close()
     return len(records), meter
@@ -96,6 +114,7 @@ async def naive_side(home: Path, server: ScriptedOpenAI, chunk_chars: int) -> tu
 
 def main() -> int:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--sources", default=",".join(SOURCES), help="comma list of sample sources (default: all)")
     parser.add_argument("--chunk-chars", type=int, default=6000)
     parser.add_argument("--skip-intents", default="other",
                         help="second graphfeed run with these intents gated out (comma list; '' to skip that run)")
@@ -103,27 +122,31 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="gflb-"))
     try:
         with ScriptedOpenAI() as server:
-            episodes, preview_line = preview_episodes(scratch / "preview")
-            print(f"preview: {preview_line}")
-            est = estimate_episodes(episodes, settings(server, args.chunk_chars), source="email")
-            ours = graphfeed_side(scratch / "gf", server, episodes, args.chunk_chars)
+            sources = [s for s in args.sources.split(",") if s]
+            episodes = []
+            for source in sources:
+                found, preview_line = preview_episodes(scratch / "preview", source)
+                episodes += found
+                print(f"preview {preview_line}")
+            est = estimate_episodes(episodes, settings(server, args.chunk_chars), source=",".join(sources))
+            ours, sent = graphfeed_side(scratch / "gf", server, episodes, args.chunk_chars)
             ours_requests = len(server.requests)
-            n_records, naive = asyncio.run(naive_side(scratch / "nv", server, args.chunk_chars))
+            n_records, naive = asyncio.run(naive_side(scratch / "nv", server, args.chunk_chars, sources))
             naive_requests = len(server.requests) - ours_requests
             skip = [s for s in args.skip_intents.split(",") if s]
-            gated = graphfeed_side(scratch / "gf2", server, episodes, args.chunk_chars, skip) if skip else None
+            gated = graphfeed_side(scratch / "gf2", server, episodes, args.chunk_chars, skip)[0] if skip else None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
     n = naive.total
     print(f"{'':<34}{'graphfeed':>12}{'naive':>12}")
-    print(f"{'records in / episodes sent':<34}{len(episodes):>12}{n_records:>12}")
+    print(f"{'records in / episodes sent':<34}{sent:>12}{n_records:>12}")
     print(f"{'LLM calls':<34}{ours.llm_calls:>12}{n.calls:>12}")
     print(f"{'HTTP requests seen by the server':<34}{ours_requests:>12}{naive_requests:>12}")
     print(f"{'prompt tokens':<34}{ours.tokens_in:>12}{n.tokens_in:>12}")
     print(f"{'completion tokens':<34}{ours.tokens_out:>12}{n.tokens_out:>12}")
     print(f"{'prompt tokens per record':<34}{ours.tokens_in / n_records:>12.0f}{n.tokens_in / n_records:>12.0f}")
-    print(f"{'calls per episode sent':<34}{ours.llm_calls / max(1, len(episodes)):>12.2f}"
+    print(f"{'calls per episode sent':<34}{ours.llm_calls / max(1, sent):>12.2f}"
           f"{n.calls / max(1, n_records):>12.2f}")
     print(f"{'cost USD (bench prices)':<34}{ours.cost_usd:>12.4f}{n.cost_usd:>12.4f}")
     print(f"graphfeed estimate before the run: {est.calls} calls, {est.tokens_in} prompt tokens, "

@@ -96,7 +96,7 @@ class BatchResult(BaseModel):
     held_for_review: int = 0                                        # chunks whose LLM facts wait for approval
     llm_failed: dict[str, str] = Field(default_factory=dict)       # episode id -> "ErrorClass: message"
     deferred: list[str] = Field(default_factory=list)              # not attempted: a budget stopped the batch
-    llm_skipped: int = 0                                            # intent in skip_intents: structured facts only
+    llm_skipped: int = 0                                            # no free text / skipped intent: structured only
     stopped_by: str | None = None
 
 
@@ -261,7 +261,7 @@ class GraphWriter:
         settings = self.config.llm
         spent = 0.0
         for i, (episode, mode) in enumerate(items):
-            if episode.intent in settings.skip_intents:
+            if not settings.worth_a_call(episode):
                 if mode == "llm":
                     await self._write_group(episode.group_id, [episode], FactSet(), {episode.id: []}, result)
                 result.llm_skipped += 1

@@ -11,7 +11,7 @@ from typing import Any
 from connectors.records import Actor, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 from connectors.salesforce.directory import Directory, Person, sid
 from connectors.salesforce.history import field_changes
-from connectors.salesforce.objects import SYSTEM_FIELDS, ObjectSpec, spec_for
+from connectors.salesforce.objects import OBJECTS, SYSTEM_FIELDS, ObjectSpec, spec_for
 from connectors.salesforce.values import Row, canonical, parse_bool, parse_number
 from transforms.facts import normalise_email
 from transforms.references import SALESFORCE_PREFIXES
@@ -200,6 +200,10 @@ def _convert(obj: str, rid: str, key: str, row: Row, directory: Directory, origi
         "related": related,
         "history": history,
         "comments": comments,
+        # LLM extraction is for free text: a record without any (an account without a description) is fully
+        # described by the facts written from its fields. Custom objects may hold text in any field: assume some.
+        "free_text": (spec.name not in OBJECTS or bool(comments) or bool(body.strip() and spec.name == "EmailMessage")
+                      or any(row.text(f) for f in spec.text)),
     }
     if spec.name == "EmailMessage" and row.text("MessageIdentifier"):
         fields["message_id"] = row.text("MessageIdentifier")

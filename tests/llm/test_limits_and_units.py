@@ -137,6 +137,10 @@ def test_estimate_grows_with_content_and_history_refits_it():
     assert e_short.calls == 20                                  # default 5 calls per chunk
     skipping = LLMSettings(base_url="http://x/v1", skip_intents=["decision"])
     assert estimate_episodes(short, skipping, source="email").skipped == 4
+    # a record that says it has no free text (a CRM contact) is not worth a call; unknown stays worth one
+    no_text = [e.model_copy(update={"metadata": e.metadata.model_copy(update={"fields": {"free_text": flag}})})
+               for e, flag in zip(short, (False, False, True, None))]
+    assert estimate_episodes(no_text, settings, source="email").skipped == 2
 
     # history: tokens_in = 1000 per chunk + 2 per content token exactly -> the fit recovers it
     rows = [(ch, chars, 3 * ch, 1000 * ch + 2 * -(-chars // 4), 50 * ch, 0.01 * ch)

@@ -49,6 +49,15 @@ def test_given_the_sample_when_read_then_owner_is_the_person_with_the_mail_addre
     assert opp.occurred_at.tzinfo is not None and opp.updated_at == dt.datetime(2026, 6, 24, 19, tzinfo=UTC)
 
 
+def test_given_the_sample_when_read_then_records_say_whether_they_hold_free_text_for_the_llm():
+    records, _ = read(SAMPLE)
+    free = {(r.kind, r.fields["free_text"]) for r in records}
+    # notes, mails and described records have text to extract from; contacts, users and roles are all fields
+    assert {("task", True), ("email", True), ("opportunity", True)} <= free
+    assert {("contact", False), ("user", False), ("contact_role", False)} <= free
+    assert ("contact", True) not in free and ("user", True) not in free
+
+
 def test_given_the_sample_when_read_then_the_contact_role_changes_between_snapshots():
     records, _ = read(SAMPLE)
     roles = {(r.title.split(":")[0], r.version[:8], r.fields["values"]["IsPrimary"])

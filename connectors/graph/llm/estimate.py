@@ -49,7 +49,7 @@ class CallProfile(BaseModel):
 class Estimate(BaseModel):
     source: str
     episodes: int = 0
-    skipped: int = 0              # intents in skip_intents: no model call
+    skipped: int = 0              # no free text, or an intent in skip_intents: no model call
     chunks: int = 0
     content_chars: int = 0
     calls: int = 0
@@ -96,7 +96,7 @@ def estimate_episodes(episodes: Iterable[Episode], settings: LLMSettings, *, sou
     window = settings.context_episodes if thread else PREVIOUS_EPISODES
     tin = tout = emb = calls = 0.0
     for episode in sorted(episodes, key=lambda e: e.timestamp):
-        if episode.intent in settings.skip_intents:
+        if not settings.worth_a_call(episode):
             out.skipped += 1
             continue
         out.episodes += 1

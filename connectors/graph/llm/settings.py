@@ -5,7 +5,7 @@ No endpoint configured (base_url None) means no LLM path at all: sources stay in
 
 import json
 import os
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
@@ -48,6 +48,12 @@ class LLMSettings(BaseModel):
     @property
     def enabled(self) -> bool:
         return bool(self.base_url)
+
+    def worth_a_call(self, episode: Any) -> bool:
+        """LLM extraction is for free text. A record that says it has none (a Salesforce account, contact or
+        opportunity without a description: every fact in it is written exactly from its fields) and an intent in
+        skip_intents get structured facts only."""
+        return episode.intent not in self.skip_intents and episode.metadata.fields.get("free_text") is not False
 
     def price_table(self) -> PriceTable:
         return PriceTable(prices=dict(self.prices))
