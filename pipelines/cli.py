@@ -65,8 +65,13 @@ def cmd_preview(args: argparse.Namespace) -> int:
         failures += 1
         print(f"FAILURE {failure.describe()}", file=sys.stderr)
 
+    try:
+        reader = api_resources()["apis"].export_reader(args.source, args.paths)
+    except ValueError as exc:                   # a reader setting from the environment is unusable
+        return _usage_error(str(exc))
+
     def records():
-        for item in api_resources()["apis"].export_reader(args.source, args.paths).read(None):
+        for item in reader.read(None):
             if isinstance(item, RecordFailure):
                 report(item)
             else:

@@ -264,12 +264,19 @@ class SourceApisResource(dg.ConfigurableResource):
     salesforce_bulk_threshold: int = 10_000     # rows in a window from which Bulk API 2.0 is used
 
     def confluence_groups(self):
+        from pydantic import ValidationError
+
         from connectors.confluence.groups import GroupPolicy
 
-        return GroupPolicy(restricted=self.confluence_restricted, group_template=self.confluence_group_template,
-                           restricted_template=self.confluence_restricted_template,
-                           space_groups=self.confluence_space_groups,
-                           restricted_space_groups=self.confluence_restricted_space_groups)
+        try:
+            return GroupPolicy(restricted=self.confluence_restricted, group_template=self.confluence_group_template,
+                               restricted_template=self.confluence_restricted_template,
+                               space_groups=self.confluence_space_groups,
+                               restricted_space_groups=self.confluence_restricted_space_groups)
+        except ValidationError as exc:
+            problems = "; ".join(f"confluence_{e['loc'][0]} (GRAPHFEED_CONFLUENCE_{str(e['loc'][0]).upper()}): "
+                                 f"{e['msg']}" for e in exc.errors())
+            raise ValueError(problems) from None
 
     def export_reader(self, source: str, paths: list[str]):
         """The export-file reader for a source, with the reading options that apply to files too."""

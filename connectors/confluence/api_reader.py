@@ -2,12 +2,13 @@
 
 Listing: v1 CQL search (`rest/api/content/search`). Cloud pages with the `_links.next` cursor (v2-style; start is
 ignored there), Server/DC with start/limit. Each hit is then read in full (v1 content with body, space, ancestors,
-labels, restrictions, attachments) and its comments; a page saved several times since the window start also yields
-its earlier versions of that span (`rest/api/content/{id}?status=historical&version=N`), each its own episode: Cloud v2 footer-comments/inline-comments (cursor), Server v1
-child/comment (start/limit). Outcome per status: 200 data; 429/5xx retried with backoff honouring Retry-After
-(urllib3 inside the client) and Server's 403-when-rate-limited retried here; 401 stops the run (ConfluenceAuthError);
-400 on the search stops it (ConfluenceConfigError: the CQL/space is wrong); 404 on a listed page = deleted upstream
-(a Tombstone); any other refusal of one item = a RecordFailure and the run goes on.
+labels, restrictions, attachments), its earlier versions saved since the window start
+(`rest/api/content/{id}?status=historical&version=N`, each its own episode) and its comments: Cloud v2
+footer-comments/inline-comments (cursor), Server v1 child/comment (start/limit).
+Outcome per status: 200 data; 429/5xx retried with backoff honouring Retry-After (urllib3 inside the client) and
+Server's 403-when-rate-limited retried here; 401 stops the run (ConfluenceAuthError); 400 on the search stops it
+(ConfluenceConfigError: the CQL/space is wrong); 404 on a listed page = deleted upstream (a Tombstone); any other
+refusal of one item = a RecordFailure and the run goes on.
 """
 
 import datetime as dt

@@ -79,3 +79,11 @@ def test_salesforce_reserve_domain_bulk_threshold_and_extra_fields_reach_the_api
     settings = api_resources()["apis"].reader("salesforce").settings
     assert (settings.api_reserve, settings.domain, settings.bulk_threshold) == (5000, "test", 500)
     assert settings.extra_fields == {"Account": ["Industry"], "Opportunity": ["Region__c"]}
+
+
+def test_an_unusable_reader_setting_stops_preview_with_exit_2_naming_it(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "pipelines.cli", "preview", "--source", "confluence", str(SAMPLE)],
+                         cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "GRAPHFEED_HOME": str(tmp_path), "GRAPHFEED_CONFLUENCE_RESTRICTED": "open"})
+    assert run.returncode == 2 and run.stdout == ""
+    assert "GRAPHFEED_CONFLUENCE_RESTRICTED" in run.stderr and "Traceback" not in run.stderr
