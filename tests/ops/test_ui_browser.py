@@ -33,6 +33,9 @@ EDGES_PER_SOURCE_GROUP = 4
 SKIP_ONBOARDING = ("(() => { const b = [...document.querySelectorAll('button')].find(x => x.innerText.trim() === 'Skip');"
                    " if (b) { b.click(); return true } return false })()")
 EDGE_COUNT = "document.querySelectorAll('svg path[marker-end^=\"url(#arrow\"]').length"
+CLICK_BUTTON = ("(() => { const b = [...document.querySelectorAll('button')].find(x => x.innerText.trim() === %r);"
+                " if (b) { b.click(); return true } return false })()")
+CHARTS = "document.querySelectorAll('canvas').length"
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +142,29 @@ def test_every_chain_lists_its_checks(dagster_dev, browser, source):
     _open(browser, f"{dagster_dev}/assets/{source}/graph?view=checks", *GRAPH_CHECKS)
     if source == "email":
         browser.screenshot(ARTIFACTS / "email-graph-checks.png")
+
+
+def test_the_nightly_schedule_shows_with_its_time(dagster_dev, browser):
+    _open(browser, f"{dagster_dev}/automation", "nightly_ingest_schedule", "run_failure_alert",
+          "asset_check_failure_alert", "quality_alert")
+    text = _open(browser, f"{dagster_dev}/locations/{LOCATION}/schedules/nightly_ingest_schedule", "(15 2 * * *)")
+    assert "nightly_ingest" in text and "Execution timezone" in text
+    browser.screenshot(ARTIFACTS / "nightly-schedule.png")
+
+
+@pytest.mark.parametrize("asset, keys", [("episodes", ("dedup_rate", "failures", "duplicates")),
+                                         ("graph", ("llm_cost_usd", "failed", "backlog"))])
+def test_metadata_plots_over_the_materialised_partitions(dagster_dev, browser, asset, keys):
+    _open(browser, f"{dagster_dev}/assets/email/{asset}", "Metadata", *keys)
+    assert browser.evaluate(CLICK_BUTTON % "Plots"), "no Plots toggle on the asset page"
+    time.sleep(1)
+    assert browser.evaluate(CLICK_BUTTON % "Events"), "no Events axis for the plots"      # a point per night
+    deadline = time.monotonic() + 30
+    while browser.evaluate(CHARTS) < len(keys) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert browser.evaluate(CHARTS) >= len(keys), "metadata plots did not render"
+    text = browser.text()
+    assert all(key in text for key in keys)
+    browser.evaluate(SKIP_ONBOARDING)
+    browser.screenshot(ARTIFACTS / f"email-{asset}-plots.png")
+
