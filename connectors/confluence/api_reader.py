@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlparse
 import requests
 from pydantic import BaseModel, Field, SecretStr
 
-from connectors.confluence.content import SOURCE, failure, record_from_version
+from connectors.confluence.content import SOURCE, ContentVersion, failure, record_from_version
 from connectors.confluence.cql import window_cql
 from connectors.confluence.errors import ConfluenceApiError, ConfluenceAuthError, ConfluenceConfigError
 from connectors.confluence.groups import GroupPolicy, ReadStats
@@ -206,8 +206,7 @@ class ConfluenceApiReader:
         ident = str(hit.get("id") or "") if isinstance(hit, dict) else ""
         origin = Origin(url=f"{self.settings.base_url.rstrip('/')}/rest/api/content/{ident}")
         if not ident:
-            self.stats.failures += 1
-            yield failure(origin, ErrorClass.api_error, "search hit without a content id")
+            yield self._failed(origin, ErrorClass.api_error, "search hit without a content id")
             return
         status, body = self._get(f"rest/api/content/{ident}", {"expand": PAGE_EXPAND})
         if status == 404:
@@ -215,27 +214,22 @@ class ConfluenceApiReader:
                                              detected_at=dt.datetime.now(dt.timezone.utc)))
             return
         if status != 200:
-            self.stats.failures += 1
-            yield failure(origin, ErrorClass.api_error,
-                          f"Confluence refused content {ident} (HTTP {status}: {self._message(body)})", ident)
+            yield self._failed(origin, ErrorClass.api_error,
+                               f"Confluence refused content {ident} (HTTP {status}: {self._message(body)})", ident)
             return
         users_in(body, self.users)
-        try:
-            version = content_from_json(body, self.users, base_url=self.settings.base_url)
-        except PayloadError as exc:
-            self.stats.failures += 1
-            yield failure(origin, ErrorClass.bad_value, str(exc), ident)
+        version = self._parse(body, origin, ident)
+        if isinstance(version, RecordFailure):
+            yield version
             return
         if version.status in ("trashed", "deleted"):
             self.tombstones.append(Tombstone(source_key=ident, kind=version.type, reason="trashed",
                                              detected_at=version.version_at))
             return
-        record = record_from_version(version, self.users, self.settings.groups, origin,
-                                     base_url=self.settings.base_url)
+        record = self._record(version, origin)
         if record is None:
             self.stats.skip_restricted(ident)
             return
-        self._count(record)
         yield record
         yield from self._history(version, origin)
         if self.settings.comments and isinstance(record, SourceRecord):
@@ -253,34 +247,39 @@ class ConfluenceApiReader:
             if status == 404:                        # purged from the page history
                 return
             if status != 200:
-                item = failure(origin, ErrorClass.api_error, f"version {number} of {current.type} {current.id} not "
-                               f"read (HTTP {status}: {self._message(body)})", current.id)
-                self._count(item)
-                yield item
+                yield self._failed(origin, ErrorClass.api_error, f"version {number} of {current.type} {current.id} "
+                                   f"not read (HTTP {status}: {self._message(body)})", current.id)
                 continue
             users_in(body, self.users)
-            try:
-                version = content_from_json(body, self.users, base_url=self.settings.base_url)
-            except PayloadError as exc:
-                item = failure(origin, ErrorClass.bad_value, f"version {number}: {exc}", current.id)
-                self._count(item)
-                yield item
+            version = self._parse(body, origin, current.id, f"version {number}: ")
+            if isinstance(version, RecordFailure):
+                yield version
                 continue
             if version.version_at is not None and version.version_at < since:
                 return
-            version = version.model_copy(update={"restricted": current.restricted,
-                                                 "restriction": current.restriction, "status": "current"})
-            record = record_from_version(version, self.users, self.settings.groups, origin,
-                                         base_url=self.settings.base_url)
+            record = self._record(version.model_copy(update={
+                "restricted": current.restricted, "restriction": current.restriction, "status": "current"}), origin)
             if record is not None:
-                self._count(record)
                 yield record
 
-    def _count(self, item: SourceRecord | RecordFailure) -> None:
-        if isinstance(item, RecordFailure):
-            self.stats.failures += 1
-        else:
+    def _failed(self, origin: Origin, error: ErrorClass, reason: str, key: str | None = None) -> RecordFailure:
+        self.stats.failures += 1
+        return failure(origin, error, reason, key)
+
+    def _parse(self, body: Any, origin: Origin, key: str | None, what: str = "") -> ContentVersion | RecordFailure:
+        """The content version in a response body, or a counted RecordFailure naming what was wrong."""
+        try:
+            return content_from_json(body, self.users, base_url=self.settings.base_url)
+        except PayloadError as exc:
+            return self._failed(origin, ErrorClass.bad_value, f"{what}{exc}", key)
+
+    def _record(self, version: ContentVersion, origin: Origin) -> SourceRecord | None:
+        """The record of a version (None: restricted and skipped by the group policy), counted."""
+        record = record_from_version(version, self.users, self.settings.groups, origin,
+                                     base_url=self.settings.base_url)
+        if record is not None:
             self.stats.records += 1
+        return record
 
     def _comments(self, page: Any, group_id: str | None) -> Iterator[SourceRecord | RecordFailure]:
         s = self.settings
@@ -299,10 +298,8 @@ class ConfluenceApiReader:
                 status, body = self._get(url, params if url == path else None)
                 origin = Origin(url=f"{s.base_url.rstrip('/')}/{path}")
                 if status != 200:
-                    item = failure(origin, ErrorClass.api_error, f"comments of {page.type} {page.id} not read "
-                                   f"(HTTP {status}: {self._message(body)})", page.id)
-                    self._count(item)
-                    yield item
+                    yield self._failed(origin, ErrorClass.api_error, f"comments of {page.type} {page.id} not read "
+                                       f"(HTTP {status}: {self._message(body)})", page.id)
                     break
                 results = body.get("results") or []
                 users_in(body, self.users)
@@ -318,23 +315,16 @@ class ConfluenceApiReader:
 
     def _comment(self, obj: Any, page: Any, inline: bool, origin: Origin, group_id: str | None
                  ) -> Iterator[SourceRecord | RecordFailure]:
-        try:
-            version = content_from_json({**obj, "type": "comment"}, self.users, base_url=self.settings.base_url)
-        except PayloadError as exc:
-            item = failure(origin, ErrorClass.bad_value, f"comment: {exc}", str(obj.get("id") or "") or None)
-            self._count(item)
-            yield item
+        version = self._parse({**obj, "type": "comment"}, origin, str(obj.get("id") or "") or None, "comment: ")
+        if isinstance(version, RecordFailure):
+            yield version
             return
-        version = version.model_copy(update={
+        record = self._record(version.model_copy(update={
             "container_id": version.container_id or page.id, "container_title": page.title,
             "space_key": page.space_key, "space_name": page.space_name, "restricted": page.restricted,
-            "location": "inline" if inline else (version.location or "footer")})
-        record = record_from_version(version, self.users, self.settings.groups, origin,
-                                     base_url=self.settings.base_url)
-        if record is None:
-            return
-        self._count(record)
-        yield record
+            "location": "inline" if inline else (version.location or "footer")}), origin)
+        if record is not None:
+            yield record
 
 
 def next_cursor(link: str | None) -> str | None:
