@@ -280,32 +280,29 @@ class SourceApisResource(dg.ConfigurableResource):
 
     def export_reader(self, source: str, paths: list[str]):
         """The export-file reader for a source, with the reading options that apply to files too."""
+        from connectors.registry import export_reader
+
+        return export_reader(source, paths, **self._export_options(source))
+
+    def _export_options(self, source: str) -> dict:
         if source == "jira":
             from zoneinfo import ZoneInfo
-
-            from connectors.jira import JiraExportReader
 
             try:
                 zone = ZoneInfo(self.jira_csv_timezone)
             except (ValueError, KeyError):
                 raise ValueError(f"jira_csv_timezone (GRAPHFEED_JIRA_CSV_TIMEZONE) {self.jira_csv_timezone!r} is not "
                                  "an IANA time zone such as Europe/Berlin") from None
-            return JiraExportReader(paths, base_url=self.jira_url or None, content_fields=self.jira_content_fields,
-                                    csv_timezone=zone)
+            return {"base_url": self.jira_url or None, "content_fields": self.jira_content_fields,
+                    "csv_timezone": zone}
         if source == "salesforce":
-            from connectors.salesforce import SalesforceExportReader
-
-            return SalesforceExportReader(paths, instance_url=self.salesforce_instance_url)
+            return {"instance_url": self.salesforce_instance_url}
         if source == "confluence":
-            from connectors.confluence import ConfluenceExportReader
             from connectors.confluence.export_reader import ExportSettings
 
-            return ConfluenceExportReader(paths, ExportSettings(
-                timezone=self.confluence_export_timezone, base_url=self.confluence_url or None,
-                groups=self.confluence_groups()))
-        from connectors.registry import export_reader
-
-        return export_reader(source, paths)
+            return {"settings": ExportSettings(timezone=self.confluence_export_timezone,
+                                               base_url=self.confluence_url or None, groups=self.confluence_groups())}
+        return {}
 
     def reader(self, source: str):
         """The API reader for a source, or None when the source is read from export files."""
