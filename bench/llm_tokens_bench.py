@@ -72,21 +72,11 @@ def graphfeed_side(home: Path, server: ScriptedOpenAI, episodes: list[Episode], 
                          llm=settings(server, chunk_chars, skip_intents))
     ledger = Ledger(ledger_url_for_home(home))
     registered = ledger.register(sorted(episodes, key=lambda e: e.timestamp), partition="bench")
-    total = IngestStats()
+    stats = IngestStats()                        # write_backlog adds each source's figures to it
     with SyncGraphWriter(config) as writer:
         for source in sources:
-            stats = IngestStats()
             write_backlog(ledger, writer, source, IngestLimits(max_cost_usd=1000.0, backoff_seconds=0), stats)
-            total.llm_calls += stats.llm_calls
-            total.tokens_in += stats.tokens_in
-            total.tokens_out += stats.tokens_out
-            total.cost_usd += stats.cost_usd
-            total.llm_skipped += stats.llm_skipped
-            for prompt, row in stats.llm_tokens_by_prompt.items():
-                into = total.llm_tokens_by_prompt.setdefault(prompt, {"calls": 0, "tokens_in": 0})
-                into["calls"] += row["calls"]
-                into["tokens_in"] += row["tokens_in"]
-    return total, len(episodes) - registered.duplicates
+    return stats, len(episodes) - registered.duplicates
 
 
 async def naive_side(home: Path, server: ScriptedOpenAI, chunk_chars: int, sources: list[str]

@@ -202,8 +202,8 @@ def _convert(obj: str, rid: str, key: str, row: Row, directory: Directory, origi
         "comments": comments,
         # LLM extraction is for free text: a record without any (an account without a description) is fully
         # described by the facts written from its fields. Custom objects may hold text in any field: assume some.
-        "free_text": (spec.name not in OBJECTS or bool(comments) or bool(body.strip() and spec.name == "EmailMessage")
-                      or any(row.text(f) for f in spec.text)),
+        "free_text": (spec.name not in OBJECTS or bool(comments) or any(row.text(f) for f in spec.text)
+                      or (spec.name == "EmailMessage" and bool(body.strip()))),     # an HTML-only mail
     }
     if spec.name == "EmailMessage" and row.text("MessageIdentifier"):
         fields["message_id"] = row.text("MessageIdentifier")
