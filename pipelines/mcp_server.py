@@ -93,7 +93,7 @@ def build_server(config: GraphConfig, group_id: str) -> MCPServer:
 
     server = MCPServer("graphfeed", instructions=(
         "Read-only access to graphfeed's bi-temporal knowledge graph. Facts carry valid_at/invalid_at (when they held "
-        "in the world) and their source episodes; cite the episode's source_key when you answer."), lifespan=lifespan)
+        "in the world) and their source episodes; cite the episode's source_key when you answer."), lifespan=lifespan, log_level="WARNING")
 
     def reader() -> GraphReader:
         return state["reader"]
