@@ -3,6 +3,8 @@
   graphfeed preview --source email PATH...   episodes as JSON lines on stdout, failures on stderr (no state written)
   graphfeed run [--date D | --from A --to B] [--source S]   the nightly job, in-process, recorded in the Dagster instance
   graphfeed search "QUERY" [--as-of DATE] [--group G] [--limit N] [--json]   what the graph knows (now, or on a date)
+  graphfeed episodes search "QUERY" | get ID|KEY | list [filters]   episodes by intent, source, actor and time
+  graphfeed mcp [--http HOST:PORT]          read-only MCP server (stdio by default) for agents
   graphfeed ledger [--source S]             episode counts by status and the latest failures
   graphfeed ledger replay [--source S] [--status quarantined,failed]   re-queue failed episodes
   graphfeed estimate --source S [--partition D]   LLM calls, tokens and cost a partition would take, spending nothing
@@ -174,6 +176,96 @@ def cmd_search(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _graph_config():
+    home, graph, _ = _graph_parts()
+    return graph.graph_config(home)
+
+
+def _print_episode_line(e) -> None:
+    when = e.valid_at.isoformat() if e.valid_at else "?"
+    who = e.actor_name or e.actor_email or e.actor_id or "-"
+    print(f"- {when}  {e.source or '?'} {e.source_key}  intent={e.intent}  by {who}\n    {e.title or ''}"
+          f"{'  | ' if e.title else ''}{e.snippet[:160]}")
+
+
+def cmd_episodes(args: argparse.Namespace) -> int:
+    import asyncio
+    import json
+
+    from connectors.graph.config import ConfigError, validate_group_id
+    from connectors.graph.reader import GraphReader
+    from mcp.server.mcpserver.exceptions import ToolError
+    from pipelines.mcp_server import check_limit, episode_filters
+
+    try:
+        validate_group_id(args.group)
+        filters = episode_filters(args.intent, args.source, args.actor, args.since, args.until)
+        limit = check_limit(args.limit)
+    except (ConfigError, ToolError) as exc:
+        return _usage_error(str(exc))
+    if args.action in ("search", "get") and not args.query:
+        return _usage_error(f"episodes {args.action} needs a {'query' if args.action == 'search' else 'ID or key'}")
+
+    async def go():
+        async with GraphReader(_graph_config()) as reader:
+            if args.action == "search":
+                return await reader.search_episodes(args.query, group_id=args.group, filters=filters, limit=limit)
+            if args.action == "get":
+                return await reader.get_episode(args.query, group_id=args.group)
+            return await reader.list_episodes(group_id=args.group, filters=filters, cursor=args.cursor, limit=limit)
+
+    try:
+        result = asyncio.run(go())
+    except ValueError as exc:
+        return _usage_error(str(exc))
+    if args.action == "get":
+        if result is None:
+            print(f"no episode with id or source key {args.query!r} in group {args.group}", file=sys.stderr)
+            return 1
+        if args.json:
+            print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
+            return EXIT_OK
+        _print_episode_line(result)
+        print(f"  id {result.uuid}   created in graph {result.created_at.isoformat() if result.created_at else '?'}")
+        print(f"  references: {', '.join(result.references) or '-'}")
+        print(f"  facts ({len(result.facts)}):")
+        for f in result.facts:
+            valid = f.valid_at.date().isoformat() if f.valid_at else "?"
+            invalid = f.invalid_at.date().isoformat() if f.invalid_at else "now"
+            print(f"    [{f.name}] {f.fact}   valid {valid} .. {invalid}")
+        if result.other_versions:
+            print(f"  other versions: {', '.join(result.other_versions)}")
+        print("\n" + result.content)
+        return EXIT_OK
+    episodes = result if args.action == "search" else result.episodes
+    if args.json:
+        for e in episodes:
+            print(json.dumps(e.model_dump(mode="json"), ensure_ascii=False))
+        if args.action == "list" and result.next_cursor:
+            print(json.dumps({"next_cursor": result.next_cursor}))
+        return EXIT_OK
+    print(f"{len(episodes)} episodes" + (f" for {args.query!r}" if args.action == "search" else "") + ":")
+    for e in episodes:
+        _print_episode_line(e)
+    if args.action == "list" and result.next_cursor:
+        print(f"more: --cursor {result.next_cursor}")
+    return EXIT_OK
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from connectors.graph.config import ConfigError, validate_group_id
+    from pipelines.mcp_server import serve
+
+    try:
+        validate_group_id(args.group)
+    except ConfigError as exc:
+        return _usage_error(str(exc))
+    if args.http is not None and not args.http.rpartition(":")[2].isdigit():
+        return _usage_error(f"--http wants HOST:PORT, got {args.http!r}")
+    serve(_graph_config(), args.group, http=args.http)
+    return EXIT_OK
+
+
 def cmd_ledger(args: argparse.Namespace) -> int:
     home, _, ledger = _graph_parts()
     with ledger.open(home) as book:
@@ -254,6 +346,25 @@ def parser() -> argparse.ArgumentParser:
     se.add_argument("--limit", type=int, default=10)
     se.add_argument("--json", action="store_true", help="one JSON object per fact")
     se.set_defaults(func=cmd_search)
+
+    ep = sub.add_parser("episodes", help="episodes: full-text search, one whole, or a page by time (read-only)")
+    ep.add_argument("action", choices=("search", "get", "list"))
+    ep.add_argument("query", nargs="?", help="search: the query; get: an episode id or source key")
+    ep.add_argument("--intent", action="append", help="only this intent (repeatable)")
+    ep.add_argument("--source", action="append", choices=SOURCES, help="only this source (repeatable)")
+    ep.add_argument("--actor", help="author e-mail (exact) or name (part of it)")
+    ep.add_argument("--since", help="record time from (date or ISO datetime, inclusive)")
+    ep.add_argument("--until", help="record time to (exclusive)")
+    ep.add_argument("--cursor", help="list: continue after this cursor")
+    ep.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
+    ep.add_argument("--limit", type=int, default=20)
+    ep.add_argument("--json", action="store_true")
+    ep.set_defaults(func=cmd_episodes)
+
+    mc = sub.add_parser("mcp", help="read-only MCP server over the graph (stdio; --http HOST:PORT for HTTP)")
+    mc.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at http://HOST:PORT/mcp")
+    mc.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
+    mc.set_defaults(func=cmd_mcp)
 
     lg = sub.add_parser("ledger", help="episode ledger: counts and failures; `replay` re-queues failures")
     lg.add_argument("action", nargs="?", choices=("show", "replay"), default="show")

@@ -205,3 +205,11 @@ def make_embedder(config: GraphConfig) -> EmbedderClient:
     return OpenAIEmbedder(config=OpenAIEmbedderConfig(
         embedding_model=config.embedder_model, api_key=api_key, base_url=config.embedder_base_url,
         embedding_dim=config.embedding_dim))
+
+
+def local_graphiti(driver: Any, embedder: EmbedderClient) -> Any:
+    """A Graphiti bound to one driver with local clients only: `Graphiti()` would otherwise build OpenAI clients."""
+    from graphiti_core import Graphiti
+
+    return Graphiti(graph_driver=driver, llm_client=ForbiddenLLMClient(), embedder=embedder,
+                    cross_encoder=EmbeddingReranker(embedder))

@@ -49,6 +49,11 @@ def episode_properties(episode: Episode) -> dict[str, Any]:
         "kind": episode.metadata.kind,
         "fingerprint": episode.fingerprint,
         "title": episode.metadata.title,
+        "actor_id": episode.actor.id,
+        "actor_name": episode.actor.name,
+        "actor_email": (episode.actor.email or "").lower() or None,
+        "thread_key": episode.metadata.thread_key,
+        "url": episode.metadata.url,
     }
 
 

@@ -36,7 +36,9 @@ SET_EPISODE_PROPS = """
 UNWIND $rows AS row
 MATCH (n:Episodic {uuid: row.uuid})
 SET n.intent = row.intent, n.intent_confidence = row.intent_confidence, n.references = row.references,
-    n.source_system = row.source_system, n.kind = row.kind, n.fingerprint = row.fingerprint, n.title = row.title
+    n.source_system = row.source_system, n.kind = row.kind, n.fingerprint = row.fingerprint, n.title = row.title,
+    n.actor_id = row.actor_id, n.actor_name = row.actor_name, n.actor_email = row.actor_email,
+    n.thread_key = row.thread_key, n.url = row.url
 """
 SET_EDGE_TIMES = """
 UNWIND $rows AS row
@@ -114,6 +116,21 @@ def _name_rank(name: str) -> tuple[bool, str]:
     return ("@" not in name, name)
 
 
+async def check_embedder_of(backend: GraphBackend, group_id: str, embedder_name: str, dim: int) -> None:
+    """Raise EmbedderMismatch if the group was written with another embedder or dimension (writers and readers)."""
+    rows = await backend.query(
+        group_id, f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN m.embedder AS embedder, m.embedding_dim AS dim",
+        g=group_id)
+    if not rows:
+        return
+    stored, stored_dim = rows[0]["embedder"], rows[0]["dim"]
+    if stored != embedder_name or int(stored_dim) != int(dim):
+        raise EmbedderMismatch(
+            f"group {group_id!r} was written with embedder {stored} ({stored_dim}-d); this process uses "
+            f"{embedder_name} ({dim}-d). Vectors of different models cannot be mixed: "
+            "use the same embedder, or re-embed the graph into a new group.")
+
+
 class GraphWriter:
     """Async writer; use `async with GraphWriter(config) as w:` or open()/close()."""
 
@@ -175,30 +192,16 @@ class GraphWriter:
     async def graphiti(self, group_id: str) -> Any:
         """A Graphiti bound to the group's driver with local clients only (never builds OpenAI clients)."""
         if group_id not in self._graphiti:
-            from graphiti_core import Graphiti
+            from connectors.graph.embedders import local_graphiti
 
-            from connectors.graph.embedders import EmbeddingReranker, ForbiddenLLMClient
-
-            driver = await self.backend.driver(group_id)
-            self._graphiti[group_id] = Graphiti(graph_driver=driver, llm_client=ForbiddenLLMClient(),
-                                                embedder=self.embedder, cross_encoder=EmbeddingReranker(self.embedder))
+            self._graphiti[group_id] = local_graphiti(await self.backend.driver(group_id), self.embedder)
         return self._graphiti[group_id]
 
     # ------------------------------------------------------------------ embedder guard
 
     async def check_embedder(self, group_id: str) -> None:
         """Raise EmbedderMismatch if the group was written with another embedder or dimension."""
-        rows = await self.backend.query(
-            group_id, f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN m.embedder AS embedder, m.embedding_dim AS dim",
-            g=group_id)
-        if not rows:
-            return
-        stored, dim = rows[0]["embedder"], rows[0]["dim"]
-        if stored != self.embedder_name or int(dim) != int(self.config.embedding_dim):
-            raise EmbedderMismatch(
-                f"group {group_id!r} was written with embedder {stored} ({dim}-d); this run uses "
-                f"{self.embedder_name} ({self.config.embedding_dim}-d). Vectors of different models cannot be mixed: "
-                "use the same embedder, or re-embed the graph into a new group.")
+        await check_embedder_of(self.backend, group_id, self.embedder_name, int(self.config.embedding_dim))
 
     # ------------------------------------------------------------------ write
 

@@ -1,0 +1,83 @@
+"""The read side of the graph: facts and episodes, for the CLI and the MCP server. It never writes episodes or facts.
+
+Separate from the writer so that readers (agents, `graphfeed search`) hold no write path at all. It checks, per group,
+that the graph was written with the embedder this reader uses: vectors of another model would silently match nothing.
+"""
+
+import datetime as dt
+from typing import Any, Callable
+
+from connectors.graph.backend import GraphBackend
+from connectors.graph.config import GraphConfig, validate_group_id
+from connectors.graph.embedders import local_graphiti, make_embedder
+from connectors.graph.episode_read import (EpisodeDetail, EpisodeFilters, EpisodePage, EpisodeSummary, get_episode,
+                                           list_episodes, search_episodes)
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+class GraphReader:
+    """`async with GraphReader(config) as r:` then search_facts / search_episodes / get_episode / list_episodes."""
+
+    def __init__(self, config: GraphConfig, *, embedder: Any = None, clock: Callable[[], dt.datetime] = utcnow):
+        self.config = config.check()
+        self.backend = GraphBackend(config)
+        self._embedder = embedder
+        self.clock = clock
+        self._graphiti: dict[str, Any] = {}
+        self._checked: set[str] = set()
+
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            self._embedder = make_embedder(self.config)
+        return self._embedder
+
+    @property
+    def embedder_name(self) -> str:
+        return self.config.embedder_identity()
+
+    async def __aenter__(self) -> "GraphReader":
+        await self.backend.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._graphiti.clear()
+        await self.backend.close()
+
+    async def graphiti(self, group_id: str) -> Any:
+        await self.check_group(group_id)
+        if group_id not in self._graphiti:
+            self._graphiti[group_id] = local_graphiti(await self.backend.driver(group_id), self.embedder)
+        return self._graphiti[group_id]
+
+    async def check_group(self, group_id: str) -> None:
+        validate_group_id(group_id)
+        if group_id in self._checked:
+            return
+        from connectors.graph.writer import check_embedder_of
+
+        await check_embedder_of(self.backend, group_id, self.embedder_name, int(self.config.embedding_dim))
+        self._checked.add(group_id)
+
+    async def search_facts(self, query: str, *, group_id: str, as_of: dt.datetime | None = None,
+                           limit: int = 10) -> list:
+        from connectors.graph.search import search_facts
+
+        return await search_facts(self, query, group_id=group_id, as_of=as_of, limit=limit)
+
+    async def search_episodes(self, query: str, *, group_id: str, filters: EpisodeFilters | None = None,
+                              limit: int = 10) -> list[EpisodeSummary]:
+        await self.check_group(group_id)
+        return await search_episodes(self.backend, group_id, query, filters, limit)
+
+    async def list_episodes(self, *, group_id: str, filters: EpisodeFilters | None = None, cursor: str | None = None,
+                            limit: int = 20) -> EpisodePage:
+        await self.check_group(group_id)
+        return await list_episodes(self.backend, group_id, filters, cursor, limit)
+
+    async def get_episode(self, id_or_key: str, *, group_id: str) -> EpisodeDetail | None:
+        await self.check_group(group_id)
+        return await get_episode(self.backend, group_id, id_or_key)
