@@ -6,3 +6,25 @@ import os
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 pytest_plugins = ["tests.servers.fixtures"]
+
+REQUIRE_CORPUS_ENV = "GRAPHFEED_REQUIRE_CORPUS"
+
+
+def _corpus_required() -> bool:
+    return os.environ.get(REQUIRE_CORPUS_ENV, "").strip() == "1"
+
+
+import pytest  # noqa: E402
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """With GRAPHFEED_REQUIRE_CORPUS=1 (CI) a test skipped because ../shared/corpus is missing is a failure: a CI run
+    without the corpus must not pass as "all skipped" (every corpus skip reason names the corpus)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and _corpus_required():
+        reason = str(report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr)
+        if "corpus" in reason.lower():
+            report.outcome = "failed"
+            report.longrepr = f"{reason}\n({REQUIRE_CORPUS_ENV}=1, so this is a failure, not a skip)"
