@@ -26,7 +26,8 @@ def _taxonomy():
     return {e["name"] for e in json.loads((REPO / "data/intent/taxonomy.json").read_text())["labels"]}
 
 
-@pytest.mark.parametrize("name,family", [("mail.jsonl", "mail"), ("crm.jsonl", "crm")])
+@pytest.mark.parametrize("name,family", [("mail.jsonl", "mail"), ("crm.jsonl", "crm"), ("crm_written.jsonl", "crm"),
+                                         ("confluence_written.jsonl", "confluence")])
 def test_labelled_units_follow_the_schema_and_the_thread_split(name, family):
     # given the committed labelled units of one family
     rows = _rows(name)
