@@ -12,7 +12,7 @@ from connectors.records import Actor, ErrorClass, Origin, Participant, RecordFai
 from connectors.salesforce.directory import Directory, Person, sid
 from connectors.salesforce.history import field_changes
 from connectors.salesforce.objects import OBJECTS, SYSTEM_FIELDS, ObjectSpec, spec_for
-from connectors.salesforce.values import Row, canonical, money, parse_bool
+from connectors.salesforce.values import Row, canonical, is_null, money, parse_bool
 from transforms.facts import normalise_email
 from transforms.references import SALESFORCE_PREFIXES
 
@@ -313,12 +313,14 @@ def _body(row: Row, spec: ObjectSpec, obj: str, owner: Person | None, account: d
 
 
 def _generic_fields(row: Row, spec: ObjectSpec) -> list[str]:
-    """Custom objects: every non-system, non-text scalar column, in file order (at most 25)."""
+    """Other objects: every non-system, non-text scalar column with a value, in file order. No cap: a field past any
+    cut-off would be lost from the episode (the fidelity test found a tax message as the 60th column of an Order)."""
     skip = {canonical(f) for f in spec.title + spec.text} | SYSTEM_FIELDS
     out = []
     for name, value in row.scalars().items():
         c = canonical(name)
-        if c in skip or c.startswith("fivetran") or "." in name or len(str(value)) > 200:
-            continue
-        out.append(name)
-    return out[:25]
+        if c in skip or c.startswith("fivetran") or "." in name or (len(str(value)) > 200 and " " not in str(value)):
+            continue                        # a long value without a space is a blob (base64 body), not words
+        if not is_null(value):
+            out.append(name)
+    return out
