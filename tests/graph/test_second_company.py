@@ -1,6 +1,6 @@
 """Structured values, asked the way `graphfeed search` asks (SyncGraphWriter.search, as cmd_search calls it), on
 FalkorDB and Neo4j: every "now" and "as of" question of the second scenario (tests/fixtures/second_company: a
-contact-role flip in a single-currency org without any currency field, a multi-currency org) and of the bundled
+contact-role flip in a single-currency org without any currency field, a multi-currency org, Jira assignee changes) and of the bundled
 sample's Salesforce exports gets the right value, interval and source episode."""
 
 import datetime as dt
@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from connectors.contract import split
 from connectors.graph.writer import SyncGraphWriter
+from connectors.jira import JiraExportReader
 from connectors.salesforce import SalesforceExportReader
 from transforms.build import EpisodeSettings, make_episode, record_text
 from transforms.fact_extractors import episode_facts
@@ -19,6 +20,7 @@ from transforms.facts_salesforce import salesforce_facts
 UTC = dt.timezone.utc
 REPO = Path(__file__).resolve().parents[2]
 SCENARIO = REPO / "tests" / "fixtures" / "second_company" / "salesforce"
+JIRA = REPO / "tests" / "fixtures" / "second_company" / "jira"
 SAMPLE = sorted((REPO / "sample" / "exports" / "salesforce").glob("*/*.ZIP"))
 
 
@@ -95,6 +97,25 @@ def fjordline_questions(amounts: tuple[str, str]) -> list[Question]:
     ]
 
 
+def jira_episodes(group_id: str):
+    records, failures = split(JiraExportReader([JIRA]).read())
+    assert not failures
+    return [make_episode(r, record_text(r), "en", "other", 1.0, [], EpisodeSettings(group_id=group_id))
+            for r in records]
+
+
+ISSUE = "FJL-7"
+ASSIGNEE = f"Who is {ISSUE} assigned to?"
+REASSIGNED, HANDED_OVER = at("2026-05-13T10:00"), at("2026-06-02T15:30")
+JIRA_QUESTIONS = [
+    Question(ask=ASSIGNEE, relation="ASSIGNED_TO", subject=ISSUE, value="Maja Berg", valid_at=HANDED_OVER,
+             episode=ISSUE),
+    Question(ask=ASSIGNEE, as_of=at("2026-05-01"), relation="ASSIGNED_TO", subject=ISSUE, value="Lars Haugen",
+             valid_at=at("2026-04-22T08:00"), invalid_at=REASSIGNED, episode=ISSUE),
+    Question(ask=ASSIGNEE, as_of=at("2026-05-20"), relation="ASSIGNED_TO", subject=ISSUE, value="Ingrid Solberg",
+             valid_at=REASSIGNED, invalid_at=HANDED_OVER, episode=ISSUE),
+]
+
 LAB, TOKYO = "Kestrel - Lab sensors", "Kestrel - Tokyo office"
 LAB_KEY, TOKYO_KEY = "Opportunity:0062o00000KeLabAAF", "Opportunity:0062o00000KeTokAAF"
 KESTREL = [
@@ -115,6 +136,7 @@ def test_second_company_now_and_as_of_answers(backend_config, group_id):
         groups = {"plain": (group_id, None), "nok": (group_id + "_nok", "NOK"), "kestrel": (group_id + "_k", "USD")}
         for batch in episodes([SCENARIO / "fjordline"], groups["plain"][0]):
             writer.write_batch(batch)
+        writer.write_batch(jira_episodes(groups["plain"][0]))
         for batch in episodes([SCENARIO / "fjordline"], groups["nok"][0], currency="NOK"):
             writer.write_batch(batch)
         for batch in episodes([SCENARIO / "kestrel"], groups["kestrel"][0], currency="USD"):
@@ -122,6 +144,7 @@ def test_second_company_now_and_as_of_answers(backend_config, group_id):
         wrong = wrong_answers(writer, groups["plain"][0], fjordline_questions(("48,000", "52,000")))
         wrong += wrong_answers(writer, groups["nok"][0], fjordline_questions(("NOK 48,000", "NOK 52,000")))
         wrong += wrong_answers(writer, groups["kestrel"][0], KESTREL)
+        wrong += wrong_answers(writer, groups["plain"][0], JIRA_QUESTIONS)
         # no unit the data does not carry: the currency-less org's amount facts name none
         plain = writer.search(f"{TELEMATICS} has the amount", group_id=groups["plain"][0], limit=20)
         units = [h.fact for h in plain if h.name == "HAS_AMOUNT" and re.search(r"\b[A-Z]{3} \d", h.fact)]
