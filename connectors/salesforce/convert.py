@@ -284,6 +284,8 @@ def _body(row: Row, spec: ObjectSpec, obj: str, owner: Person | None, account: d
     shown = spec.body if spec.name in ("Account", "Contact", "Lead", "Opportunity", "Case", "Task", "Event",
                                        "EmailMessage", "OpportunityContactRole", "AccountContactRole",
                                        "AccountContactRelation") else _generic_fields(row, spec)
+    if shown is spec.body:                  # a standard object's custom fields are the org's own data: shown too
+        shown = shown + [f for f in _generic_fields(row, spec) if f.endswith("__c") and f not in shown]
     for field in shown:
         value = render_value(row, field, currency)
         if value is not None:

@@ -111,3 +111,11 @@ def test_given_a_custom_object_with_many_columns_and_a_long_note_then_the_episod
     content = record_text(record)
     assert all(f": value{i}\n" in content + "\n" or f": value{i}" in content for i in range(40))
     assert token_recall(note, content) == 1.0 and "QUJDQUJD" not in content
+
+
+def test_given_a_contact_with_a_custom_notes_field_then_the_note_reaches_the_episode(tmp_path):
+    note = "Prefers calls before ten; decides on the depot budget together with the COO."
+    (tmp_path / "Contact.csv").write_text("Id,Name,Email,SystemModstamp,Notes__c\n"
+                                          f'003000000000001AAA,Lars Haugen,lars@fjordline.example,2026-04-01T09:00:00.000Z,"{note}"\n')
+    (record,), _ = split(SalesforceExportReader([tmp_path]).read())
+    assert token_recall(note, record_text(record)) == 1.0
