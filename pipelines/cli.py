@@ -45,6 +45,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from pipelines import settings
     from pipelines.resources import IntentModelResource, api_resources
     from transforms.build import EpisodeSettings, build_episodes
+    from pipelines.preview_summary import PreviewSummary
     from pipelines.staging import spooled_dedup
     from transforms.references import ReferenceConfig
 
@@ -61,10 +62,12 @@ def cmd_preview(args: argparse.Namespace) -> int:
         references=ReferenceConfig(jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS")),
     )
     failures = 0
+    summary = PreviewSummary()
 
     def report(failure: RecordFailure) -> None:
         nonlocal failures
         failures += 1
+        summary.failure(failure)
         print(f"FAILURE {failure.describe()}", file=sys.stderr)
 
     try:
@@ -77,11 +80,15 @@ def cmd_preview(args: argparse.Namespace) -> int:
             if isinstance(item, RecordFailure):
                 report(item)
             else:
+                summary.record(item)
                 yield item
 
     with spooled_dedup(build_episodes(records(), classifier, config, on_failure=report)) as (unique, stats):
         for episode in unique:
+            summary.episode(episode)
             sys.stdout.write(episode.model_dump_json() + "\n")
+    for line in summary.lines():
+        print(line, file=sys.stderr)
     print(f"graphfeed preview: {stats.seen} records -> {stats.unique} episodes "
           f"({stats.duplicates} duplicates, dedup rate {stats.dedup_rate:.1%}), {failures} failures", file=sys.stderr)
     return EXIT_OK

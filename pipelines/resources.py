@@ -262,6 +262,7 @@ class SourceApisResource(dg.ConfigurableResource):
     salesforce_domain: str = "login"            # SOAP login without a connected app: login / test / <mydomain>.my
     salesforce_api_reserve: int = 1_000         # daily API calls left to the org's other users: the read stops before
     salesforce_bulk_threshold: int = 10_000     # rows in a window from which Bulk API 2.0 is used
+    salesforce_currency: str = ""               # the org's currency (ISO code) for rows without CurrencyIsoCode
 
     def confluence_groups(self):
         from pydantic import ValidationError
@@ -296,7 +297,7 @@ class SourceApisResource(dg.ConfigurableResource):
             return {"base_url": self.jira_url or None, "content_fields": self.jira_content_fields,
                     "csv_timezone": zone}
         if source == "salesforce":
-            return {"instance_url": self.salesforce_instance_url}
+            return {"instance_url": self.salesforce_instance_url, "currency": self.salesforce_currency or None}
         if source == "confluence":
             from connectors.confluence.export_reader import ExportSettings
 
@@ -335,7 +336,7 @@ class SourceApisResource(dg.ConfigurableResource):
                 password=secret["password"], security_token=secret["security_token"] or "",
                 client_secret=secret["client_secret"], domain=self.salesforce_domain,
                 extra_fields=self.salesforce_extra_fields, api_reserve=self.salesforce_api_reserve,
-                bulk_threshold=self.salesforce_bulk_threshold,
+                bulk_threshold=self.salesforce_bulk_threshold, currency=self.salesforce_currency or None,
                 **({"objects": self.salesforce_objects} if self.salesforce_objects else {})))
         return None
 
@@ -421,4 +422,5 @@ def api_resources() -> dict[str, dg.ConfigurableResource]:
         salesforce_domain=env("GRAPHFEED_SALESFORCE_DOMAIN", "login"),
         salesforce_api_reserve=settings.env_int("GRAPHFEED_SALESFORCE_API_RESERVE", 1_000),
         salesforce_bulk_threshold=settings.env_int("GRAPHFEED_SALESFORCE_BULK_THRESHOLD", 10_000),
+        salesforce_currency=env("GRAPHFEED_SALESFORCE_CURRENCY", ""),
     )}

@@ -1,7 +1,8 @@
 """Structured facts from Salesforce episodes (pure; deterministic uuids via transforms.facts builders).
 
 Single-valued slots, each change a fact whose valid_at is the CRM's own change time (the writer ends the previous one):
-  Account  HAS_CONTACT   <- primary contact roles (valid from the role's LastModifiedDate when IsPrimary is true)
+  Account  HAS_CONTACT   <- primary contact roles (valid from the role's LastModifiedDate when IsPrimary is true);
+                           a role no longer primary gives the closed [CreatedDate, flip) when the reader found the flip
   Account  OWNED_BY      <- OwnerId
   Opportunity IN_STAGE / HAS_AMOUNT / CLOSES_ON <- OpportunityHistory + field history + current values
   Opportunity OWNED_BY, Case HAS_STATUS / OWNED_BY
@@ -16,6 +17,7 @@ from typing import Any
 
 from connectors.records import Actor, as_utc
 from connectors.salesforce.history import field_changes
+from connectors.salesforce.values import money, parse_number
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
@@ -81,12 +83,11 @@ def _person(group_id: str, person: Mapping[str, Any] | None) -> tuple[EntitySpec
     return person_entity(group_id, actor, SOURCE), actor
 
 
-def _money(value: Any, currency: str) -> str | None:
-    try:
-        number = float(str(value).replace(",", ""))
-    except (TypeError, ValueError):
+def _money(value: Any, currency: str | None) -> str | None:
+    """Same rendering as the episode text: the reader's currency (record's own, else the org's), else none."""
+    if parse_number(value) is None:
         return None
-    return f"{currency} {number:,.0f}" if number == int(number) else f"{currency} {number:,.2f}"
+    return money(value, currency)
 
 
 def _works_at(b: _Builder, g: str, person: EntitySpec, org: EntitySpec, when: dt.datetime | None, eps: list[str]):
@@ -157,14 +158,18 @@ def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
             if org is not None:
                 _works_at(b, g, person, org, created, eps)
             primary = str(values.get("IsPrimary", "")).lower() == "true"
-            if primary and org is not None:
-                role = values.get("Role") or "contact"
+            role = values.get("Role") or "contact"
+            until = _when(fields.get("primary_until"))
+            if (primary or until is not None) and org is not None:
+                # A role no longer primary since the flip that made another role primary: the closed [created, flip),
+                # the same fact (same text and uuid) an older snapshot gave while it was primary.
                 b.fact(make_fact(g, org, "HAS_CONTACT", person,
                                  f"{person.name} is the primary contact of {org.name} ({role})",
-                                 valid_at=modified, episode_ids=eps, single_valued=slot_key(org.key, "HAS_CONTACT")))
+                                 valid_at=modified if primary else created, invalid_at=None if primary else until,
+                                 episode_ids=eps, single_valued=slot_key(org.key, "HAS_CONTACT")))
     elif kind == "opportunity":
         opp = b.entity(record_entity(g, "Opportunity", rid, meta.title))
-        currency = values.get("CurrencyIsoCode") or "USD"
+        currency = fields.get("currency") if "currency" in fields else values.get("CurrencyIsoCode")
         if org is not None:
             b.fact(make_fact(g, opp, "FOR_ACCOUNT", org, f"{opp.name} is an opportunity with {org.name}",
                              valid_at=created, episode_ids=eps, keyed_by_time=False))

@@ -165,9 +165,22 @@ def _link(match: re.Match) -> str:
     return target
 
 
+def _link_in(match: re.Match) -> str:
+    """A bare ``[x]`` glued to a word (``children[0]``, ``assertiond[65]``) is an index in code, not a link: kept as
+    written. A mention glued to the next word keeps a space, so both stay words."""
+    text, start, end = match.string, match.start(), match.end()
+    bare = match.group(3) is not None and not match.group(3).startswith(("~", "^", "#", "http", "mailto:"))
+    if bare and start and (text[start - 1].isalnum() or text[start - 1] in "_."):
+        return match.group(0)
+    shown = _link(match)
+    if shown.startswith("@") and end < len(text) and text[end].isalnum():
+        shown += " "
+    return shown
+
+
 def _line(text: str) -> str:
     text = _MONO.sub(lambda m: f"`{m.group(1)}`", text)
-    text = _LINK.sub(_link, text)
+    text = _LINK.sub(_link_in, text)
     text = _IMAGE.sub(lambda m: f"[attachment: {m.group(1).strip()}]", text)
     text = _INLINE_MACRO.sub("", text)
     text = _STRONG.sub(r"\1", text)

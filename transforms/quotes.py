@@ -153,7 +153,11 @@ def _strip_closing(lines: list[str]) -> list[str]:
     return lines
 
 
+_REFERENCE = re.compile(r"^\s*\[\d+\]|://")
+
+
 def _name_like(line: str) -> bool:
+    """A line of a name block under a closing; a reference list ("[1] https://...") is content, not a name."""
     stripped = line.strip()
     return len(stripped) <= MAX_NAME_LINE_CHARS and not stripped.endswith(("?", ":")) \
-        and len(stripped.split()) <= 8
+        and len(stripped.split()) <= 8 and not _REFERENCE.search(stripped)

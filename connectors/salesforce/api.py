@@ -348,7 +348,7 @@ class SalesforceApiReader:
         for index, row in enumerate(rows):
             rid = sid(row.get("Id"))
             origin = Origin(url=f"{base}/{rid}" if rid else base, index=index)
-            yield convert_row(plan.name, row, self.directory, origin, self.instance_url)
+            yield convert_row(plan.name, row, self.directory, origin, self.instance_url, self.settings.currency)
 
     def _children(self, obj: str, parent_ids: list[str], cp: SalesforceApiCheckpoint) -> Iterator[RecordFailure]:
         for pid in parent_ids:           # the fresh rows replace what an earlier page or read said

@@ -6,9 +6,10 @@ import datetime as dt
 import os
 from collections.abc import Mapping
 
-from pydantic import BaseModel, Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 
 from connectors.contract import Checkpoint
+from connectors.salesforce.values import org_currency
 
 ENV_PREFIX = "GRAPHFEED_SALESFORCE_"
 
@@ -55,7 +56,13 @@ class SalesforceApiSettings(BaseModel):
     max_backoff_seconds: float = 120.0
     bulk_poll_seconds: float = 2.0
     bulk_timeout_seconds: float = 3_600.0
+    currency: str | None = None              # the org's currency for rows without CurrencyIsoCode (ISO code)
     ca_bundle: str | None = None             # a CA file for a TLS-inspecting proxy (or the tests' own certificate)
+
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, value: str | None) -> str | None:
+        return org_currency(value)
 
     @model_validator(mode="after")
     def _complete(self) -> "SalesforceApiSettings":

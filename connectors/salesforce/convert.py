@@ -12,7 +12,7 @@ from connectors.records import Actor, ErrorClass, Origin, Participant, RecordFai
 from connectors.salesforce.directory import Directory, Person, sid
 from connectors.salesforce.history import field_changes
 from connectors.salesforce.objects import OBJECTS, SYSTEM_FIELDS, ObjectSpec, spec_for
-from connectors.salesforce.values import Row, canonical, parse_bool, parse_number
+from connectors.salesforce.values import Row, canonical, is_null, money, parse_bool
 from transforms.facts import normalise_email
 from transforms.references import SALESFORCE_PREFIXES
 
@@ -37,12 +37,9 @@ def _person_dict(person: Person | None) -> dict | None:
     return person.model_dump() if person else None
 
 
-def money(amount: Any, currency: str | None) -> str:
-    number = parse_number(amount)
-    if number is None:
-        return str(amount)
-    shown = f"{number:,.0f}" if number == int(number) else f"{number:,.2f}"
-    return f"{currency or 'USD'} {shown}"
+def record_currency(row: Row, org_currency: str | None) -> str | None:
+    """The row's own CurrencyIsoCode (multi-currency orgs), else the configured org currency, else none."""
+    return row.text("CurrencyIsoCode") or org_currency or None
 
 
 LABELS = {"StageName": "Stage", "ForecastCategoryName": "Forecast category", "IsPrimary": "Primary"}
@@ -60,12 +57,12 @@ def _label(field: str) -> str:
     return out[:1].upper() + out[1:].lower() if out else field
 
 
-def render_value(row: Row, field: str) -> str | None:
+def render_value(row: Row, field: str, currency: str | None = None) -> str | None:
     value = row.text(field)
     if value is None:
         return None
     if canonical(field) == "amount":
-        return money(value, row.text("CurrencyIsoCode"))
+        return money(value, currency)
     if canonical(field) in ("closedate", "activitydate", "startdate", "enddate") and len(value) >= 10:
         return value[:10]
     if canonical(field) in ("isprimary", "isdirect", "isactive"):
@@ -139,7 +136,8 @@ def _account(row: Row, spec: ObjectSpec, directory: Directory, obj: str, rid: st
 
 
 def convert_row(obj: str, values: dict[str, Any], directory: Directory, origin: Origin,
-                instance_url: str | None = None) -> SourceRecord | RecordFailure:
+                instance_url: str | None = None, currency: str | None = None) -> SourceRecord | RecordFailure:
+    """currency: the org's currency (GRAPHFEED_SALESFORCE_CURRENCY) for rows without a CurrencyIsoCode."""
     """Never raises: anything unexpected in a row becomes a RecordFailure for that row."""
     row = Row(values)
     rid = sid(row.get("Id"))
@@ -147,7 +145,7 @@ def convert_row(obj: str, values: dict[str, Any], directory: Directory, origin: 
     try:
         if rid is None:
             return failure(origin, ErrorClass.missing_field, f"{obj} row has no Id: cannot key it")
-        return _convert(obj, rid, key, row, directory, origin, instance_url)
+        return _convert(obj, rid, key, row, directory, origin, instance_url, record_currency(row, currency))
     except ValueError as exc:
         return failure(origin, ErrorClass.bad_value, f"{obj} {rid}: {exc}", key)
     except Exception as exc:  # noqa: BLE001 - one row never stops the export
@@ -155,7 +153,7 @@ def convert_row(obj: str, values: dict[str, Any], directory: Directory, origin: 
 
 
 def _convert(obj: str, rid: str, key: str, row: Row, directory: Directory, origin: Origin,
-             instance_url: str | None) -> SourceRecord | RecordFailure:
+             instance_url: str | None, currency: str | None) -> SourceRecord | RecordFailure:
     spec = spec_for(obj)
     created = row.when("CreatedDate")
     updated = row.when(*UPDATED_FIELDS)
@@ -185,7 +183,7 @@ def _convert(obj: str, rid: str, key: str, row: Row, directory: Directory, origi
     history = sorted(directory.history.get(rid, []), key=lambda c: (c["at"], c.get("field") or "", c.get("row") or ""))
     comments = sorted(directory.comments.get(rid, []), key=lambda c: (c["at"] or "", c.get("id") or ""))
     title = _title(row, spec, directory, contact, related)
-    body = _body(row, spec, obj, owner, account, contact, related, history, comments, deleted, updated)
+    body = _body(row, spec, obj, owner, account, contact, related, history, comments, deleted, updated, currency)
 
     fields: dict[str, Any] = {
         "object": obj,
@@ -200,11 +198,15 @@ def _convert(obj: str, rid: str, key: str, row: Row, directory: Directory, origi
         "related": related,
         "history": history,
         "comments": comments,
+        "currency": currency,               # of its amounts; None: the data carries none (render the number alone)
         # LLM extraction is for free text: a record without any (an account without a description) is fully
         # described by the facts written from its fields. Custom objects may hold text in any field: assume some.
         "free_text": (spec.name not in OBJECTS or bool(comments) or any(row.text(f) for f in spec.text)
                       or (spec.name == "EmailMessage" and bool(body.strip()))),     # an HTML-only mail
     }
+    until = _primary_until(obj, row, directory, created)
+    if until is not None:
+        fields["primary_until"] = until.isoformat()
     if spec.name == "EmailMessage" and row.text("MessageIdentifier"):
         fields["message_id"] = row.text("MessageIdentifier")
     thread = related[0] if related else None
@@ -227,6 +229,17 @@ def _convert(obj: str, rid: str, key: str, row: Row, directory: Directory, origi
     )
 
 
+def _primary_until(obj: str, row: Row, directory: Directory, created: dt.datetime | None) -> dt.datetime | None:
+    """When a role that is no longer primary stopped being so: its LastModifiedDate, if it was created before that and
+    another primary role of the same opportunity/account starts exactly then (see docs/architecture.md)."""
+    if parse_bool(row.get("IsPrimary") or False) or parse_bool(row.get("IsDeleted") or False):
+        return None
+    modified = row.when("LastModifiedDate")
+    if created is None or modified is None or created >= modified:
+        return None
+    return modified if directory.successor_role(obj, row) is not None else None
+
+
 def _title(row: Row, spec: ObjectSpec, directory: Directory, contact: Person | None, related: list[dict]) -> str:
     for field in spec.title:
         value = row.text(field)
@@ -245,7 +258,7 @@ def _title(row: Row, spec: ObjectSpec, directory: Directory, contact: Person | N
 
 def _body(row: Row, spec: ObjectSpec, obj: str, owner: Person | None, account: dict | None, contact: Person | None,
           related: list[dict], history: list[dict], comments: list[dict], deleted: bool,
-          updated: dt.datetime) -> str:
+          updated: dt.datetime, currency: str | None) -> str:
     lines: list[str] = []
     if spec.name == "EmailMessage" and not deleted:
         # The mail's own text only, so it fingerprints like the same mail from the email export (dedup).
@@ -271,8 +284,10 @@ def _body(row: Row, spec: ObjectSpec, obj: str, owner: Person | None, account: d
     shown = spec.body if spec.name in ("Account", "Contact", "Lead", "Opportunity", "Case", "Task", "Event",
                                        "EmailMessage", "OpportunityContactRole", "AccountContactRole",
                                        "AccountContactRelation") else _generic_fields(row, spec)
+    if shown is spec.body:                  # a standard object's custom fields are the org's own data: shown too
+        shown = shown + [f for f in _generic_fields(row, spec) if f.endswith("__c") and f not in shown]
     for field in shown:
-        value = render_value(row, field)
+        value = render_value(row, field, currency)
         if value is not None:
             lines.append(f"{_label(field)}: {value}")
     for field in spec.text:
@@ -290,7 +305,7 @@ def _body(row: Row, spec: ObjectSpec, obj: str, owner: Person | None, account: d
         for change in changes:
             value = change.get("value")
             if change.get("field") == "Amount" and value is not None:
-                value = money(value, row.text("CurrencyIsoCode"))
+                value = money(value, currency)
             lines.append(f"- {change['at'][:10]}: {_label(change.get('field') or '?')} -> {value if value is not None else '(empty)'}")
     if comments:
         lines.extend(["", "Comments:"])
@@ -300,12 +315,14 @@ def _body(row: Row, spec: ObjectSpec, obj: str, owner: Person | None, account: d
 
 
 def _generic_fields(row: Row, spec: ObjectSpec) -> list[str]:
-    """Custom objects: every non-system, non-text scalar column, in file order (at most 25)."""
+    """Other objects: every non-system, non-text scalar column with a value, in file order. No cap: a field past any
+    cut-off would be lost from the episode (the fidelity test found a tax message as the 60th column of an Order)."""
     skip = {canonical(f) for f in spec.title + spec.text} | SYSTEM_FIELDS
     out = []
     for name, value in row.scalars().items():
         c = canonical(name)
-        if c in skip or c.startswith("fivetran") or "." in name or len(str(value)) > 200:
-            continue
-        out.append(name)
-    return out[:25]
+        if c in skip or c.startswith("fivetran") or "." in name or (len(str(value)) > 200 and " " not in str(value)):
+            continue                        # a long value without a space is a blob (base64 body), not words
+        if not is_null(value):
+            out.append(name)
+    return out

@@ -36,6 +36,10 @@ def website_domain(value: str | None) -> str | None:
     return host if "." in host else None
 
 
+# Contact-role objects with an IsPrimary flag -> the field naming the record they are a role of.
+ROLE_PARENT = {"OpportunityContactRole": "OpportunityId", "AccountContactRole": "AccountId"}
+
+
 class Person(BaseModel):
     id: str
     name: str | None = None
@@ -75,6 +79,7 @@ class Directory(BaseModel):
     record_account: dict[str, str] = Field(default_factory=dict)     # opportunity/contact id -> account id
     history: dict[str, list[dict]] = Field(default_factory=dict)     # parent id -> field changes
     comments: dict[str, list[dict]] = Field(default_factory=dict)    # parent id -> comments
+    primary_roles: dict[str, list[dict]] = Field(default_factory=dict)  # opportunity/account id -> primary roles
 
     def learn(self, obj: str, row: Row) -> None:
         """Pass 1: remember what other rows will need. Never raises on a bad row (the converter reports it)."""
@@ -94,7 +99,22 @@ class Directory(BaseModel):
         account = sid(row.get("AccountId"))
         if account and obj in ("Contact", "Opportunity", "Case"):
             self.record_account[rid] = account
+        if obj in ROLE_PARENT and str(row.get("IsPrimary") or "").strip().lower() == "true":
+            parent = sid(row.get(ROLE_PARENT[obj]))
+            since = _iso(row.get("LastModifiedDate", "SystemModstamp"))
+            if parent and since:
+                self.primary_roles.setdefault(parent, []).append({"id": rid, "since": since})
         self.learn_relations(row)
+
+    def successor_role(self, obj: str, row: Row) -> dict | None:
+        """The primary role of the same opportunity/account that started when this (no longer primary) row was last
+        modified: the flip that ended this row's primacy (the role object keeps no history of its own)."""
+        parent = sid(row.get(ROLE_PARENT.get(obj, "")))
+        at = _iso(row.get("LastModifiedDate"))
+        if not parent or not at:
+            return None
+        rid = sid(row.get("Id"))
+        return next((r for r in self.primary_roles.get(parent, []) if r["id"] != rid and r["since"] == at), None)
 
     def learn_relations(self, row: Row) -> None:
         """Relationship columns from the API (``Owner.Name``, ``Owner.Email``) fill the same maps."""

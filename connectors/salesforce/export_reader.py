@@ -17,7 +17,7 @@ from connectors.salesforce.convert import SOURCE, convert_row, failure
 from connectors.salesforce.directory import Directory
 from connectors.salesforce.export_files import RowItem, csv_rows, json_rows
 from connectors.salesforce.objects import CHILDREN, DIRECTORY_ONLY, HISTORY_CHILDREN
-from connectors.salesforce.values import canonical
+from connectors.salesforce.values import canonical, org_currency
 
 SUFFIXES = {".csv": csv_rows, ".json": json_rows}
 SUBQUERY_CHILDREN = {"opportunityhistories": "OpportunityHistory", "casecomments": "CaseComment",
@@ -35,9 +35,11 @@ class SalesforceExportReader:
     source = SOURCE
 
     def __init__(self, paths: Sequence[str | Path], instance_url: str | None = None,
-                 max_file_bytes: int = 2_000_000_000):
+                 max_file_bytes: int = 2_000_000_000, currency: str | None = None):
+        """currency: the org's currency for rows without CurrencyIsoCode (single-currency orgs have no such field)."""
         self.paths = [Path(p) for p in paths]
         self.instance_url = instance_url
+        self.currency = org_currency(currency)
         self.max_file_bytes = max_file_bytes
 
     def read(self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
@@ -77,12 +79,12 @@ class SalesforceExportReader:
                 continue
             if obj in DIRECTORY_ONLY:
                 continue
-            record = convert_row(obj, row, directory, origin, self.instance_url)
+            record = convert_row(obj, row, directory, origin, self.instance_url, self.currency)
             if isinstance(record, SourceRecord):
                 converted.add(record.fields["id"])
             if window is None or isinstance(record, RecordFailure) or window.contains(record.updated_at):
                 yield record
-        for record in partial_parents(directory, orphans, converted, self.instance_url):
+        for record in partial_parents(directory, orphans, converted, self.instance_url, self.currency):
             if window is None or window.contains(record.updated_at):
                 yield record
 
@@ -180,7 +182,7 @@ def _parent_id(obj: str, row: dict) -> str | None:
 
 
 def partial_parents(directory: Directory, orphans: dict, converted: set[str],
-                    instance_url: str | None) -> Iterator[SourceRecord]:
+                    instance_url: str | None, currency: str | None = None) -> Iterator[SourceRecord]:
     """History/comments whose parent row is not in this read: the parent as far as its children tell it.
 
     Its version is the latest change, so the full parent row (next export, API) simply supersedes it.
@@ -193,7 +195,7 @@ def partial_parents(directory: Directory, orphans: dict, converted: set[str],
         if not times:
             continue
         row = {"Id": parent, "SystemModstamp": max(times), "CreatedDate": min(times)}
-        record = convert_row(obj, row, directory, origin, instance_url)
+        record = convert_row(obj, row, directory, origin, instance_url, currency)
         if isinstance(record, SourceRecord):
             record.fields["partial"] = True
             converted.add(parent)

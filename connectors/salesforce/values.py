@@ -60,6 +60,25 @@ def parse_number(value: Any) -> float | None:
     return float(str(value).replace(",", "").strip())
 
 
+def money(amount: Any, currency: str | None) -> str:
+    """``USD 4,500`` with a currency the data (or the org setting) gives; the number alone without one."""
+    number = parse_number(amount)
+    if number is None:
+        return str(amount)
+    shown = f"{number:,.0f}" if number == int(number) else f"{number:,.2f}"
+    return f"{currency} {shown}" if currency else shown
+
+
+def org_currency(value: str | None) -> str | None:
+    """A configured org currency: an ISO 4217 code (``EUR``), upper-cased; None when unset."""
+    code = (value or "").strip().upper()
+    if not code:
+        return None
+    if not re.fullmatch(r"[A-Z]{3}", code):
+        raise ValueError(f"GRAPHFEED_SALESFORCE_CURRENCY {value!r} is not an ISO 4217 currency code such as EUR")
+    return code
+
+
 def clean_value(value: Any) -> Any:
     """JSON-safe, null-free scalar: strings stripped, nulls removed by the caller."""
     if isinstance(value, str):

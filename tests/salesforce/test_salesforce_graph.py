@@ -42,10 +42,25 @@ def test_given_the_sample_facts_then_the_contact_slot_holds_dana_then_priya():
         for ep in episodes_of(path, "g"):
             facts += [f for f in salesforce_facts(ep, {}).facts if f.predicate == "HAS_CONTACT"]
     assert len(EXPORTS) == 2
-    assert [(f.fact.split(" is ")[0], f.valid_at) for f in sorted(facts, key=lambda f: f.valid_at)] == [
+    by_uuid = {}
+    for f in facts:                                 # Dana's fact comes from both snapshots: one uuid, one text
+        assert by_uuid.setdefault(f.uuid, f).fact == f.fact
+    assert [(f.fact.split(" is ")[0], f.valid_at) for f in sorted(by_uuid.values(), key=lambda f: f.valid_at)] == [
         ("Dana Whitfield", dt.datetime(2026, 3, 2, 16, 5, tzinfo=UTC)),
         ("Priya Raman", dt.datetime(2026, 6, 8, 14, 10, tzinfo=UTC))]
     assert len({f.single_valued for f in facts}) == 1 and facts[0].single_valued == "org:acme.example|HAS_CONTACT"
+
+
+def test_given_only_the_export_after_the_flip_then_the_old_primary_role_is_a_closed_fact():
+    """The role object keeps no history: the June snapshot alone still says Dana was the contact until the flip."""
+    later = [ep for ep in episodes_of(EXPORTS[-1], "g")]
+    facts = [f for ep in later for f in salesforce_facts(ep, {}).facts if f.predicate == "HAS_CONTACT"]
+    flip = dt.datetime(2026, 6, 8, 14, 10, tzinfo=UTC)
+    got = sorted((f.fact.split(" is ")[0], f.valid_at, f.invalid_at, f.single_valued) for f in facts)
+    assert got == [("Dana Whitfield", dt.datetime(2026, 3, 2, 16, 5, tzinfo=UTC), flip, "org:acme.example|HAS_CONTACT"),
+                   ("Priya Raman", flip, None, "org:acme.example|HAS_CONTACT")]
+    olivia = [ep for ep in later if ep.metadata.kind == "contact_role" and ep.metadata.title.startswith("Olivia")]
+    assert olivia and not [f for ep in olivia for f in salesforce_facts(ep, {}).facts if f.predicate == "HAS_CONTACT"]
 
 
 @pytest.fixture
