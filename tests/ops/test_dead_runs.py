@@ -85,6 +85,7 @@ def _graph_slots(instance: dg.DagsterInstance):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3 * RERUN_TIMEOUT)          # two full `graphfeed run`s on two busy cores
 def test_given_a_run_killed_mid_graph_step_when_graphfeed_runs_again_then_the_night_finishes_exactly_once(night):
     killed = night.run("-m", "tests.ops.dead_run_worker", "2")
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
