@@ -137,3 +137,32 @@ def test_given_worker_tags_when_judged_then_only_a_gone_process_of_this_host_is_
         child.wait()
     assert worker_gone(alive)
     assert not worker_gone(worker_tags())                                  # this very process
+
+
+def test_given_a_started_run_of_a_gone_worker_holding_a_slot_when_the_sensor_ticks_then_it_is_failed_and_freed(instance):
+    from pipelines.dead_runs import dead_run_reaper
+
+    @dg.op
+    def step():
+        pass
+
+    @dg.job
+    def job():
+        step()
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()                                                           # a pid that existed and is gone
+    gone = {**worker_tags(), WORKER_PID: str(child.pid), WORKER_STARTED: f"{psutil.Process().create_time():.3f}"}
+    dead = instance.create_run_for_job(job, tags=gone, status=dg.DagsterRunStatus.STARTED)
+    alive = instance.create_run_for_job(job, tags=worker_tags(), status=dg.DagsterRunStatus.STARTED)
+    storage = instance.event_log_storage
+    storage.set_concurrency_slots("graph_write", 1)
+    assert storage.claim_concurrency_slot("graph_write", dead.run_id, "email__graph").is_claimed
+
+    skipped = dead_run_reaper(dg.build_sensor_context(instance=instance))
+
+    assert "1 dead run(s) failed" in skipped.skip_message
+    assert instance.get_run_by_id(dead.run_id).status == dg.DagsterRunStatus.FAILURE
+    assert instance.get_run_by_id(alive.run_id).status == dg.DagsterRunStatus.STARTED      # this process: alive
+    assert _graph_slots(instance) == ([], [])
+    assert storage.claim_concurrency_slot("graph_write", alive.run_id, "jira__graph").is_claimed
