@@ -5,7 +5,7 @@ in the same run: plain ``csv.reader`` over the same file (rows counted, nothing 
     .venv/bin/python bench/csv_bench.py --rows 50000
 
 Generates a Jira "all fields" CSV export and a Salesforce Data Export Opportunity.csv in a temp dir, then runs each
-measurement in a fresh child process so its peak RSS (ru_maxrss) is its own:
+measurement in a fresh child process so its peak RSS (VmHWM; ru_maxrss would include the parent's) is its own:
 
 * ``idle``        - interpreter + the reader's imports, nothing read (the floor);
 * ``csv.reader``  - the stdlib over the file (the baseline);
@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -75,7 +74,7 @@ def write_salesforce(path: Path, rows: int, seed: int = 14) -> None:
 
 
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 kind, source, path = sys.argv[1:4]
 if source == "jira":
     from connectors.jira import JiraExportReader as Reader
@@ -98,8 +97,8 @@ elif kind == "reader":
         else:
             rows += 1
 seconds = time.perf_counter() - start
-print(json.dumps({"rows": rows, "failures": failures, "seconds": seconds,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({"rows": rows, "failures": failures, "seconds": seconds, "peak_mb": peak / 1024}))
 """
 
 
