@@ -122,15 +122,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     day = args.date or (dt.datetime.now(dt.timezone.utc).date() - dt.timedelta(days=1)).isoformat()
 
     instance = dagster_instance()
+    from pipelines.dead_runs import NO_DAEMON_RETRY, fail_dead_runs, worker_tags
     from pipelines.definitions import defs
 
+    for dead in fail_dead_runs(instance):          # before queuing: a dead run would hold its pool slots forever
+        print(f"failed dead run {dead.run_id} ({dead.job_name}): {dead.message}")
     job = defs.resolve_job_def(f"{args.source}_ingest" if args.source else "nightly_ingest")
+    tags = {**worker_tags(), **NO_DAEMON_RETRY}
     if args.start:
-        tags = {ASSET_PARTITION_RANGE_START_TAG: args.start, ASSET_PARTITION_RANGE_END_TAG: args.end}
+        tags |= {ASSET_PARTITION_RANGE_START_TAG: args.start, ASSET_PARTITION_RANGE_END_TAG: args.end}
         result = job.execute_in_process(instance=instance, tags=tags, raise_on_error=False, run_config=QUIET)
         label = f"{args.start}...{args.end}"
     else:
-        result = job.execute_in_process(instance=instance, partition_key=day, raise_on_error=False, run_config=QUIET)
+        result = job.execute_in_process(instance=instance, partition_key=day, tags=tags, raise_on_error=False,
+                                        run_config=QUIET)
         label = day
     shown = set()
     for event in result.get_asset_materialization_events():     # a range run has one event per partition

@@ -9,6 +9,7 @@ import dagster as dg  # noqa: E402
 from assets.intent_model import intent_classifier  # noqa: E402
 from assets.nightly_report import nightly_report  # noqa: E402
 from assets.source_chain import build_source_chain  # noqa: E402
+from pipelines.dead_runs import dead_run_reaper  # noqa: E402
 from pipelines.jobs import nightly_job, source_jobs  # noqa: E402
 from pipelines.metrics import prometheus_textfile  # noqa: E402
 from pipelines.resources import default_resources  # noqa: E402
@@ -24,4 +25,4 @@ defs = dg.Definitions(
     schedules=[nightly_ingest_schedule],
     resources=default_resources(),
 )
-defs = dg.Definitions.merge(defs, alert_definitions(), dg.Definitions(sensors=[prometheus_textfile]))
+defs = dg.Definitions.merge(defs, alert_definitions(), dg.Definitions(sensors=[prometheus_textfile, dead_run_reaper]))

@@ -286,6 +286,12 @@ class SourceApisResource(dg.ConfigurableResource):
         return export_reader(source, paths, **self._export_options(source))
 
     def _export_options(self, source: str) -> dict:
+        from connectors.archives import ArchiveLimits
+
+        limits = {"archive_limits": ArchiveLimits.from_env()} if source != "jira" else {}   # GRAPHFEED_ZIP_*
+        return {**limits, **self._file_options(source)}
+
+    def _file_options(self, source: str) -> dict:
         if source == "jira":
             from zoneinfo import ZoneInfo
 

@@ -20,6 +20,7 @@ from connectors.confluence.identity import UserDirectory
 from connectors.confluence.rest_json import PayloadError, content_from_json, find_content, space_map, users_in
 from connectors.confluence.tombstones import Tombstone
 from connectors.confluence.xml_export import XmlExport, XmlExportError
+from connectors.archives import ArchiveLimits, checked_members, open_zip, read_member
 from connectors.files import walk
 from connectors.contract import FileCheckpoint, Item, TimeWindow
 from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
@@ -40,9 +41,11 @@ class ExportSettings(BaseModel):
 class ConfluenceExportReader:
     source = SOURCE
 
-    def __init__(self, paths: Sequence[str | Path], settings: ExportSettings | None = None):
+    def __init__(self, paths: Sequence[str | Path], settings: ExportSettings | None = None,
+                 archive_limits: ArchiveLimits | None = None):
         self.paths = [Path(p) for p in paths]
         self.settings = settings or ExportSettings()
+        self.archive_limits = archive_limits or ArchiveLimits()
         self.stats = ReadStats()
         self.tombstones: list[Tombstone] = []
 
@@ -97,40 +100,38 @@ class ConfluenceExportReader:
             yield failure(origin, ErrorClass.io_error, f"cannot read file: {exc.strerror or exc}")
 
     def _read_zip(self, path: Path) -> Iterator[Item]:
+        """One member at a time (entities.xml streamed, a page or JSON read whole), each within the archive limits."""
         origin = Origin(file=str(path))
-        try:
-            archive = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
-            yield failure(origin, ErrorClass.parse_error, f"not a readable zip archive: {exc}")
+        archive = open_zip(path, SOURCE, self.archive_limits)
+        if isinstance(archive, RecordFailure):
+            yield archive
             return
         with archive:
             infos = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename)
             entities = [i for i in infos if i.filename.rsplit("/", 1)[-1] == "entities.xml"]
-            try:
-                if entities:
-                    for info in entities:
-                        member = origin.model_copy(update={"member": info.filename})
+            pages = [i for i in infos if i.filename.lower().endswith(".html") and page_id_from_name(i.filename)]
+            jsons = [i for i in infos if i.filename.lower().endswith(".json")]
+            if not (entities or pages or jsons):
+                yield failure(origin, ErrorClass.unsupported,
+                              "zip holds neither entities.xml (XML space export) nor exported pages "
+                              "(<Title>_<id>.html) nor saved REST responses (.json)")
+                return
+            for info in checked_members(path, entities or pages + jsons, SOURCE, self.archive_limits):
+                if isinstance(info, RecordFailure):
+                    yield info
+                    continue
+                member = origin.model_copy(update={"member": info.filename})
+                try:
+                    if entities:
                         with archive.open(info) as stream:
                             yield from self._read_xml(stream, member)
-                    return
-                pages = [i for i in infos if i.filename.lower().endswith(".html") and page_id_from_name(i.filename)]
-                jsons = [i for i in infos if i.filename.lower().endswith(".json")]
-                if not pages and not jsons:
-                    yield failure(origin, ErrorClass.unsupported,
-                                  "zip holds neither entities.xml (XML space export) nor exported pages "
-                                  "(<Title>_<id>.html) nor saved REST responses (.json)")
-                    return
-                batch = []
-                for info in pages:
-                    member = origin.model_copy(update={"member": info.filename})
-                    space = info.filename.split("/")[0] if "/" in info.filename else None
-                    batch.append((info.filename, archive.read(info), member, space))
-                for name, data, member, space in batch:
-                    yield from self._read_html_pages([(name, data, member)], space)
-                for info in jsons:
-                    yield from self._read_json(archive.read(info), origin.model_copy(update={"member": info.filename}))
-            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
-                yield failure(origin, ErrorClass.parse_error, f"zip member cannot be decompressed: {exc}")
+                    elif info.filename.lower().endswith(".html"):
+                        space = info.filename.split("/")[0] if "/" in info.filename else None
+                        yield from self._read_html_pages([(info.filename, read_member(archive, info), member)], space)
+                    else:
+                        yield from self._read_json(read_member(archive, info), member)
+                except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
+                    yield failure(member, ErrorClass.parse_error, f"zip member cannot be decompressed: {exc}")
 
     # ------------------------------------------------------------------ formats
 

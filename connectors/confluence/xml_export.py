@@ -24,6 +24,7 @@ KEPT_CLASSES = set(PAGE_CLASSES) | {"Space", "BodyContent", "ConfluenceUserImpl"
                                     "Labelling", "ContentPermissionSet", "ContentPermission", "Attachment",
                                     "ContentProperty"}
 STORAGE_BODY_TYPE = "2"
+MAX_OBJECT_BYTES = 64 << 20       # one <object> (a page body with its properties); Confluence itself caps bodies far lower
 
 
 class ExportObject(BaseModel):
@@ -69,11 +70,29 @@ def _parse_object(el: Any) -> ExportObject:
     return obj
 
 
-def iter_objects(stream: IO[bytes]) -> Iterator[ExportObject]:
-    """Stream the kept objects of entities.xml. Raises XmlExportError when the XML breaks."""
+class _ObjectBound:
+    """The stream as lxml reads it, counting the bytes since the last complete object: an object that grows past the
+    bound (an endless body, a bomb) stops the parse instead of filling memory."""
+
+    def __init__(self, stream: IO[bytes], limit: int):
+        self.stream, self.limit, self.since = stream, limit, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size if size and size > 0 else 1 << 16)
+        self.since += len(data)
+        if self.since > self.limit:
+            raise XmlExportError(f"entities.xml has an object over {self.limit:,} bytes (or none closes): "
+                                 "not read further")
+        return data
+
+
+def iter_objects(stream: IO[bytes], max_object_bytes: int = MAX_OBJECT_BYTES) -> Iterator[ExportObject]:
+    """Stream the kept objects of entities.xml. Raises XmlExportError when the XML breaks or an object is too big."""
+    bounded = _ObjectBound(stream, max_object_bytes)
     try:
-        for _event, el in etree.iterparse(stream, events=("end",), tag="object", huge_tree=True, recover=False,
+        for _event, el in etree.iterparse(bounded, events=("end",), tag="object", huge_tree=True, recover=False,
                                           resolve_entities=False, no_network=True):
+            bounded.since = 0
             if el.get("class") in KEPT_CLASSES:
                 yield _parse_object(el)
             el.clear()
@@ -86,8 +105,9 @@ def iter_objects(stream: IO[bytes]) -> Iterator[ExportObject]:
 class XmlExport:
     """The assembled export: users, spaces, labels, restrictions, attachments, bodies, content versions."""
 
-    def __init__(self, timezone: str = "UTC") -> None:
+    def __init__(self, timezone: str = "UTC", max_object_bytes: int = MAX_OBJECT_BYTES) -> None:
         self.tz = zoneinfo.ZoneInfo(timezone)
+        self.max_object_bytes = max_object_bytes
         self.users = UserDirectory()
         self.spaces: dict[str, tuple[str, str]] = {}
         self.contents: list[ExportObject] = []
@@ -117,7 +137,7 @@ class XmlExport:
         return moment.astimezone(dt.timezone.utc)
 
     def load(self, stream: IO[bytes]) -> None:
-        for obj in iter_objects(stream):
+        for obj in iter_objects(stream, self.max_object_bytes):
             cls = obj.cls
             if cls in PAGE_CLASSES:
                 self.contents.append(obj)

@@ -12,6 +12,7 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from connectors.archives import ArchiveLimits, checked_members, open_zip
 from connectors.files import read_files, walk
 from connectors.contract import FileCheckpoint, Item, TimeWindow
 from connectors.email.mbox_scan import iter_mbox
@@ -26,9 +27,11 @@ ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 class EmailExportReader:
     source = SOURCE
 
-    def __init__(self, paths: Sequence[str | Path], max_message_bytes: int = 50_000_000):
+    def __init__(self, paths: Sequence[str | Path], max_message_bytes: int = 50_000_000,
+                 archive_limits: ArchiveLimits | None = None):
         self.paths = [Path(p) for p in paths]
         self.max_message_bytes = max_message_bytes
+        self.archive_limits = archive_limits or ArchiveLimits()
 
     def read(
         self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
@@ -53,14 +56,15 @@ class EmailExportReader:
             yield failure(origin, ErrorClass.io_error, f"cannot read file: {exc.strerror or exc}")
 
     def _read_zip(self, path: Path) -> Iterator[Item]:
-        try:
-            archive = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
-            yield failure(Origin(file=str(path)), ErrorClass.parse_error, f"not a readable zip archive: {exc}")
+        archive = open_zip(path, SOURCE, self.archive_limits)
+        if isinstance(archive, RecordFailure):
+            yield archive
             return
         with archive:
-            for info in sorted(archive.infolist(), key=lambda i: i.filename):
-                if info.is_dir():
+            infos = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename)
+            for info in checked_members(path, infos, SOURCE, self.archive_limits):
+                if isinstance(info, RecordFailure):
+                    yield info
                     continue
                 origin = Origin(file=str(path), member=info.filename)
                 if info.flag_bits & 0x1:

@@ -57,19 +57,23 @@ class JiraExportReader:
                 yield failure(origin, ErrorClass.too_large,
                               f"file of {size:,} bytes is over the {self.max_file_bytes:,}-byte limit")
                 return
-            data = path.read_bytes()
+            with open(path, "rb") as stream:
+                head = stream.read(4096)
+                kind = sniff(head, path.name)
+                if kind == "csv":                      # streamed: a 200k-row export is never held whole
+                    stream.seek(0)
+                    yield from items_from_csv(stream, origin, self.base_url, self.content_fields, self.csv_timezone)
+                    return
+            data = path.read_bytes() if kind in ("json", "xml") else head
         except OSError as exc:
             yield failure(origin, ErrorClass.io_error, f"cannot read file: {exc.strerror or exc}")
             return
-        kind = sniff(data[:4096], path.name)
         if kind == "json":
             yield from items_from_json(data, origin, self.base_url, self.content_fields)
         elif kind == "xml":
             yield from items_from_xml(data, origin, self.base_url, self.content_fields)
-        elif kind == "csv":
-            yield from items_from_csv(data, origin, self.base_url, self.content_fields, self.csv_timezone)
-        elif not data.strip():
-            yield failure(origin, ErrorClass.parse_error, f"empty file ({len(data)} bytes)")
+        elif not data.strip() and size == len(data):
+            yield failure(origin, ErrorClass.parse_error, f"empty file ({size} bytes)")
         else:
             yield failure(origin, ErrorClass.unsupported,
                           "not a Jira export: expected JSON (REST/webhook), CSV with an 'Issue key' column, or XML/RSS")

@@ -9,7 +9,7 @@ import csv
 import datetime as dt
 import io
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 from connectors.email.html_text import html_to_text
 from connectors.jira.issue_record import Item, failure, issue_records
@@ -36,44 +36,49 @@ def _user(name: str | None, account: str | None) -> dict | None:
     return user
 
 
-def items_from_csv(data: bytes, origin: Origin, base_url: str | None = None, content_fields: tuple[str, ...] = (),
-                   default_tz: dt.tzinfo = dt.timezone.utc) -> Iterator[Item]:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        yield failure(origin, ErrorClass.parse_error, f"CSV export is not UTF-8: {exc}")
-        return
+def items_from_csv(data: bytes | BinaryIO, origin: Origin, base_url: str | None = None,
+                   content_fields: tuple[str, ...] = (), default_tz: dt.tzinfo = dt.timezone.utc) -> Iterator[Item]:
+    """Issues streamed row by row from the export (bytes or a binary stream): memory stays flat in the row count."""
+    stream = io.BytesIO(data) if isinstance(data, bytes) else data
     csv.field_size_limit(MAX_CSV_FIELD)
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader)
-    except (StopIteration, csv.Error) as exc:
-        yield failure(origin, ErrorClass.parse_error, f"CSV export has no header row: {exc}")
-        return
-    header = [h.strip() for h in header]
-    if "Issue key" not in header:
-        yield failure(origin, ErrorClass.unsupported, "CSV has no 'Issue key' column: not a Jira issue export")
-        return
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+    reader = csv.reader(text)
     index = 0
-    while True:
-        where = origin.model_copy(update={"index": index})
+    try:
         try:
-            row = next(reader)
-        except StopIteration:
+            header = next(reader)
+        except (StopIteration, csv.Error) as exc:
+            yield failure(origin, ErrorClass.parse_error, f"CSV export has no header row: {exc}")
             return
-        except csv.Error as exc:
-            yield failure(where, ErrorClass.parse_error, f"CSV row cannot be parsed: {exc}")
+        header = [h.strip() for h in header]
+        if "Issue key" not in header:
+            yield failure(origin, ErrorClass.unsupported, "CSV has no 'Issue key' column: not a Jira issue export")
             return
-        index += 1
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            yield failure(where, ErrorClass.parse_error,
-                          f"CSV row has {len(row)} cells, the header has {len(header)}", row[header.index("Issue key")]
-                          if len(row) > header.index("Issue key") else None)
-            continue
-        yield from issue_records(_csv_issue(header, row, default_tz), where, base_url=base_url,
-                                 content_fields=content_fields, export_format="csv", default_tz=default_tz)
+        key_at = header.index("Issue key")
+        while True:
+            where = origin.model_copy(update={"index": index})
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield failure(where, ErrorClass.parse_error, f"CSV row cannot be parsed: {exc}")
+                return
+            index += 1
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                yield failure(where, ErrorClass.parse_error,
+                              f"CSV row has {len(row)} cells, the header has {len(header)}",
+                              row[key_at] if len(row) > key_at else None)
+                continue
+            yield from issue_records(_csv_issue(header, row, default_tz), where, base_url=base_url,
+                                     content_fields=content_fields, export_format="csv", default_tz=default_tz)
+    except UnicodeDecodeError as exc:
+        yield failure(origin.model_copy(update={"index": index}), ErrorClass.parse_error,
+                      f"CSV export is not UTF-8 (from row {index} on): {exc}")
+    finally:
+        text.detach()
 
 
 def _csv_issue(header: list[str], row: list[str], default_tz: dt.tzinfo) -> dict:

@@ -6,6 +6,7 @@ fills it from relationship columns (``Owner.Email``) and child queries. Ids are 
 15- and 18-character spellings of one id meet.
 """
 
+import functools
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,7 +23,12 @@ def sid(value: Any) -> str | None:
     """18-char id where the value is a Salesforce id; other keys (Fivetran hashes, @refs) unchanged."""
     if is_null(value):
         return None
-    text = str(value).strip()
+    return _sid(str(value).strip())
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _sid(text: str) -> str:
+    """Cached: owner, account and parent ids repeat across the rows of an export."""
     return salesforce_id18(text, strict=False) or text
 
 

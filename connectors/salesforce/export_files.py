@@ -4,12 +4,13 @@ zips of them, and saved REST responses (query results, queryAll pages, getDelete
 Each function yields ``(object name, flat row, origin)`` or a RecordFailure for what cannot be rows at all.
 """
 
+import codecs
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from connectors.records import ErrorClass, Origin, RecordFailure
 from connectors.salesforce.convert import failure, object_of
@@ -17,6 +18,9 @@ from connectors.salesforce.objects import object_from_file_name
 from connectors.salesforce.values import canonical, flatten
 
 RowItem = tuple[str, dict[str, Any], Origin]
+Opener = Callable[[], BinaryIO]                # opens the file or zip member afresh (a read takes two passes)
+CHUNK = 1 << 20
+SNIFF_BYTES = 65536
 DELIMITERS = ",;\t|^`"
 ENCODINGS = ("utf-8-sig", "cp1252", "latin-1")
 csv.field_size_limit(64 * 1024 * 1024)        # long descriptions / email bodies
@@ -31,6 +35,25 @@ def decode(data: bytes) -> tuple[str, str]:
     return data.decode("latin-1"), "latin-1"
 
 
+def _opener(data: bytes | Opener) -> Opener:
+    return (lambda: io.BytesIO(data)) if isinstance(data, bytes) else data
+
+
+def stream_encoding(open_stream: Opener) -> str:
+    """The first of ENCODINGS the whole stream decodes in, found chunk by chunk (memory flat in file size)."""
+    for encoding in ENCODINGS[:-1]:
+        decoder = codecs.getincrementaldecoder(encoding)()
+        try:
+            with open_stream() as stream:
+                while chunk := stream.read(CHUNK):
+                    decoder.decode(chunk)
+                decoder.decode(b"", final=True)
+            return encoding
+        except UnicodeDecodeError:
+            continue
+    return ENCODINGS[-1]
+
+
 def sniff_delimiter(text: str) -> str:
     sample = text[:65536]
     header = sample.split("\n", 1)[0]
@@ -42,14 +65,23 @@ def sniff_delimiter(text: str) -> str:
         return best if counts[best] else ","
 
 
-def csv_rows(data: bytes, name: str, origin: Origin) -> Iterator[RowItem | RecordFailure]:
+def csv_rows(data: bytes | Opener, name: str, origin: Origin) -> Iterator[RowItem | RecordFailure]:
+    """Rows streamed from the file (or zip member) that ``data`` opens, one at a time: memory stays flat however many
+    rows the export has. The encoding is settled by a first pass, so no row is decoded with the wrong one."""
     obj = object_from_file_name(Path(name).stem)
-    if not data.strip():
+    open_stream = _opener(data)
+    with open_stream() as stream:
+        head = stream.read(SNIFF_BYTES)
+    if not head.strip() and len(head) < SNIFF_BYTES:
         yield failure(origin, ErrorClass.parse_error, "empty file: no CSV header")
         return
-    text, _encoding = decode(data)
-    delimiter = sniff_delimiter(text)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    encoding = stream_encoding(open_stream)
+    delimiter = sniff_delimiter(head.decode(encoding, errors="ignore"))
+    with open_stream() as raw, io.TextIOWrapper(raw, encoding=encoding, newline="") as text:
+        yield from _rows(csv.reader(text, delimiter=delimiter), obj, origin)
+
+
+def _rows(reader, obj: str, origin: Origin) -> Iterator[RowItem | RecordFailure]:
     try:
         header = next(reader)
     except (csv.Error, StopIteration) as exc:
@@ -87,7 +119,10 @@ def _error_entry(item: Any) -> bool:
     return isinstance(item, dict) and "errorCode" in item
 
 
-def json_rows(data: bytes, name: str, origin: Origin) -> Iterator[RowItem | RecordFailure]:
+def json_rows(data: bytes | Opener, name: str, origin: Origin) -> Iterator[RowItem | RecordFailure]:
+    if not isinstance(data, bytes):
+        with data() as stream:
+            data = stream.read()
     if not data.strip():
         yield failure(origin, ErrorClass.parse_error, "empty file: no JSON document (an HTTP 204-style empty body?)")
         return

@@ -11,6 +11,7 @@ import zlib
 from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 
+from connectors.archives import ArchiveLimits, checked_members, open_zip
 from connectors.contract import FileCheckpoint, Item, TimeWindow
 from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
 from connectors.salesforce.convert import SOURCE, convert_row, failure
@@ -35,12 +36,14 @@ class SalesforceExportReader:
     source = SOURCE
 
     def __init__(self, paths: Sequence[str | Path], instance_url: str | None = None,
-                 max_file_bytes: int = 2_000_000_000, currency: str | None = None):
+                 max_file_bytes: int = 2_000_000_000, currency: str | None = None,
+                 archive_limits: ArchiveLimits | None = None):
         """currency: the org's currency for rows without CurrencyIsoCode (single-currency orgs have no such field)."""
         self.paths = [Path(p) for p in paths]
         self.instance_url = instance_url
         self.currency = org_currency(currency)
         self.max_file_bytes = max_file_bytes
+        self.archive_limits = archive_limits or ArchiveLimits()
 
     def read(self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
              ) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
@@ -126,33 +129,32 @@ class SalesforceExportReader:
                 if path.stat().st_size > self.max_file_bytes:
                     yield failure(origin, ErrorClass.too_large, f"file over {self.max_file_bytes:,} bytes")
                     continue
-                yield from parse(path.read_bytes(), path.name, origin)
+                yield from parse(lambda p=path: open(p, "rb"), path.name, origin)
             except OSError as exc:
                 yield failure(origin, ErrorClass.io_error, f"cannot read file: {exc.strerror or exc}")
 
     def _zip_rows(self, path: Path) -> Iterator[RowItem | RecordFailure]:
-        try:
-            archive = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-            yield failure(Origin(file=str(path)), ErrorClass.parse_error, f"not a readable zip archive: {exc}")
+        archive = open_zip(path, SOURCE, self.archive_limits)
+        if isinstance(archive, RecordFailure):
+            yield archive
             return
         with archive:
-            for info in sorted(archive.infolist(), key=lambda i: i.filename):
-                if info.is_dir():
+            infos = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename)
+            # Data Export zips also carry attachments/documents folders: not records, not read
+            wanted = [i for i in infos if Path(i.filename).suffix.lower() in SUFFIXES]
+            for info in checked_members(path, wanted, SOURCE, self.archive_limits):
+                if isinstance(info, RecordFailure):
+                    yield info
                     continue
                 origin = Origin(file=str(path), member=info.filename)
-                parse = SUFFIXES.get(Path(info.filename).suffix.lower())
-                if parse is None:
-                    continue            # Data Export zips also carry attachments/documents folders: not records
                 if info.file_size > self.max_file_bytes:
                     yield failure(origin, ErrorClass.too_large, f"member over {self.max_file_bytes:,} bytes")
                     continue
+                parse = SUFFIXES[Path(info.filename).suffix.lower()]
                 try:
-                    data = archive.read(info)
+                    yield from parse(lambda i=info: archive.open(i), info.filename, origin)
                 except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
                     yield failure(origin, ErrorClass.parse_error, f"zip member cannot be read: {exc}")
-                    continue
-                yield from parse(data, info.filename, origin)
 
 
 def _is_zip(path: Path) -> bool:

@@ -7,6 +7,7 @@ empty cells (``#N/A`` appears in some tools' exports). Column names differ too (
 """
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -18,6 +19,7 @@ _OFFSET = re.compile(r"([+-]\d{2})(\d{2})$")
 _FRACTION = re.compile(r"\.(\d+)")
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def canonical(name: str) -> str:
     """``system_modstamp`` / ``SystemModstamp`` / ``SYSTEMMODSTAMP`` -> ``systemmodstamp``."""
     return name.replace("_", "").replace(" ", "").lower()

@@ -1,0 +1,32 @@
+"""Child for the dead-run test: `graphfeed run` whose graph writer SIGKILLs its own process right after the graph
+write of batch N, while the graph step holds the `graph_write` pool slot (the worst moment for the next night).
+
+usage: python -m tests.ops.dead_run_worker <kill-at-batch> <graphfeed run arguments...>
+"""
+
+import os
+import signal
+import sys
+
+from connectors.graph.writer import SyncGraphWriter
+from pipelines import cli
+
+
+def main(kill_at_batch: int, argv: list[str]) -> int:
+    write_batch = SyncGraphWriter.write_batch
+    written = 0
+
+    def write_then_die(self, *args, **kwargs):
+        nonlocal written
+        result = write_batch(self, *args, **kwargs)
+        written += 1
+        if written == kill_at_batch:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+
+    SyncGraphWriter.write_batch = write_then_die
+    return cli.main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(int(sys.argv[1]), sys.argv[2:]))
