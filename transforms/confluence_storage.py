@@ -184,8 +184,8 @@ class _Renderer:
         if name == "a":
             label = self.inline(el)
             href = (el.get("href") or "").strip()
-            if href and not href.startswith("#") and href not in label:
-                return f"{label} <{href}>" if label else href
+            if href and not href.startswith("#") and href not in label:   # as the ADF converter shows a link
+                return f"{label} ({href})" if label else href
             return label
         if name == "time":
             return el.get("datetime") or self.children(el)
@@ -227,9 +227,12 @@ class _Renderer:
         for row in el.iter():
             if _local(row.tag)[1] != "tr":
                 continue
-            cells = [self.inline(c) for c in row if _local(c.tag)[1] in ("td", "th")]
+            found = [c for c in row if _local(c.tag)[1] in ("td", "th")]
+            cells = [self.inline(c) for c in found]
             if cells:
                 rows.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+                if len(rows) == 1 and all(_local(c.tag)[1] == "th" for c in found):
+                    rows.append("|" + "---|" * len(found))          # a header row, marked as the ADF text marks it
         return "\n".join(rows)
 
     def ri(self, el: Any, name: str) -> str:

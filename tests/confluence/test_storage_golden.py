@@ -60,7 +60,7 @@ def test_a_fragment_with_unbound_prefixes_entities_macros_and_mentions():
     assert "## Plan\u00a0\u2014 v2".replace("\u00a0", " ") in result.text
     assert "| Owner | @Dana Whitfield |" in result.text
     assert "x < 1 && y" in result.text
-    assert "site <https://example.org/x>" in result.text
+    assert "site (https://example.org/x)" in result.text
     assert "kept words" in result.text and "hidden" not in result.text
     assert "[DONE]" in result.text and "odd" in result.text
     assert result.references == ["confluence:title:ACME:Runbook", "attachment:name:a.pdf", "confluence:page:42"]
