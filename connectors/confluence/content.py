@@ -18,6 +18,7 @@ from connectors.confluence.identity import ConfluenceUser, UserDirectory
 from connectors.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord, as_utc
 from transforms.adf import adf_media, adf_mentions, adf_to_text
 from transforms.confluence_storage import StorageText, owner_users, storage_to_text
+from transforms.page_properties import keep_rows
 
 SOURCE = "confluence"
 PAGE_KINDS = ("page", "blogpost")
@@ -113,9 +114,33 @@ def _has_words(item: ContentVersion) -> bool:
     return bool(re.search(r"\w", re.sub(r"<[^>]*>", " ", raw or "")))
 
 
+def _property_person(person: dict[str, str], users: UserDirectory) -> ConfluenceUser | None:
+    """A person a property value names: the export's user object by id, else the mailto address, else the id."""
+    ident = person.get("account-id") or person.get("userkey") or person.get("username")
+    if ident:
+        return users.get(ident) or ConfluenceUser(key=ident, name=person.get("name") or None)
+    if person.get("email"):
+        return users.get(person["email"]) or ConfluenceUser(key=person["email"], email=person["email"],
+                                                            name=person.get("name") or None)
+    return None
+
+
+def page_properties(converted: StorageText, users: UserDirectory, ignore: frozenset[str]) -> list[dict]:
+    """Page-properties rows for the record: one per normalised key, people resolved to the ids mail/Jira use."""
+    out = []
+    for row in keep_rows(converted.property_rows, ignore):
+        entry = row.model_dump(exclude={"people"})
+        people = [u.as_field() for u in (_property_person(p, users) for p in row.people) if u is not None and u.key]
+        if people:
+            entry["people"] = people
+        out.append(entry)
+    return out
+
+
 def record_from_version(item: ContentVersion, users: UserDirectory, policy: GroupPolicy, origin: Origin, *,
                         base_url: str | None = None,
-                        pages: Callable[[str | None, str], str | None] | None = None
+                        pages: Callable[[str | None, str], str | None] | None = None,
+                        ignore_property_keys: frozenset[str] = frozenset()
                         ) -> SourceRecord | RecordFailure | None:
     """The record, a failure saying why not, or None when the read-restriction policy skips it."""
     key = item.id
@@ -142,10 +167,7 @@ def record_from_version(item: ContentVersion, users: UserDirectory, policy: Grou
         owner = item.owner
         declared = owner_users(converted)
         if declared:
-            first = declared[0]
-            owner = users.get(first.get("account-id") or first.get("userkey") or first.get("username")) or \
-                ConfluenceUser(key=first.get("account-id") or first.get("userkey") or first.get("username") or "",
-                               name=first.get("name") or None)
+            owner = _property_person(declared[0], users) or owner
         participants: list[Participant] = []
         for role, user in (("author", item.author), ("editor", editor), ("owner", owner)):
             if user is not None and user.key:
@@ -185,6 +207,7 @@ def record_from_version(item: ContentVersion, users: UserDirectory, policy: Grou
             "last_editor": editor.as_field() if editor else None,
             "owner": owner.as_field() if owner else None,
             "properties": converted.properties,
+            "page_properties": page_properties(converted, users, ignore_property_keys),
             "references": converted.references,
             "includes": converted.includes,
             "mentions": mentions,

@@ -37,6 +37,7 @@ class ExportSettings(BaseModel):
     base_url: str | None = None           # for record URLs when the export has none
     groups: GroupPolicy = GroupPolicy()
     max_file_bytes: int = 2_000_000_000
+    ignore_property_keys: frozenset[str] = frozenset()   # page-properties keys that make no facts (normalised)
 
 
 class ConfluenceExportReader:
@@ -167,7 +168,7 @@ class ConfluenceExportReader:
                                              detected_at=version.version_at))
             return
         result = record_from_version(version, users, self.settings.groups, origin, base_url=self.settings.base_url,
-                                     pages=pages)
+                                     pages=pages, ignore_property_keys=self.settings.ignore_property_keys)
         if result is None:
             self.stats.skip_restricted(version.id)
             return
