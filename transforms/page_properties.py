@@ -60,3 +60,78 @@ def keep_rows(rows: list[PropertyRow], ignore: set[str] | frozenset[str] = froze
         seen.add(row.slot)
         out.append(row)
     return out
+
+
+# ---------------------------------------------------------------- the same rows from an ADF body (Cloud v2)
+
+
+def adf_property_rows(doc: Any) -> list[PropertyRow]:
+    """Rows of `details` extensions (bodiedExtension, extensionKey 'details'), then of header/value tables."""
+    from transforms.adf import _attrs, _nodes, _walk
+
+    rows: list[PropertyRow] = []
+    in_details: set[int] = set()
+    for node in _walk(doc, 0):
+        if node.get("type") == "bodiedExtension" and _attrs(node).get("extensionKey") in ("details", "page-properties"):
+            for table in (n for n in _walk(node.get("content"), 0) if n.get("type") == "table"):
+                in_details.add(id(table))
+                rows.extend(_adf_rows(table, "details", any_cells=True))
+    for node in _walk(doc, 0):
+        if node.get("type") == "table" and id(node) not in in_details:
+            cells = [[c.get("type") for c in _nodes(r.get("content"))] for r in _nodes(node.get("content"))]
+            if cells and all(c == ["tableHeader", "tableCell"] for c in cells):
+                rows.extend(_adf_rows(node, "table", any_cells=False))
+    return rows
+
+
+def _adf_rows(table: dict, source: str, any_cells: bool) -> list[PropertyRow]:
+    from transforms.adf import _nodes, adf_to_text
+
+    out = []
+    for row in _nodes(table.get("content")):
+        cells = _nodes(row.get("content"))
+        if len(cells) < 2 or (not any_cells and len(cells) != 2):
+            continue
+        key = " ".join(adf_to_text({"type": "doc", "content": _nodes(cells[0].get("content"))}).split())
+        if not key:
+            continue
+        seen = {"date": 0, "status": 0}
+        people: list[dict[str, str]] = []
+        value = " ".join(_adf_value(_nodes(cells[1].get("content")), seen, people, 0).split())
+        out.append(PropertyRow(key=key, slot=normalise_key(key), value=value, people=people, source=source,
+                               kind=row_kind(people, seen["date"], seen["status"])))
+    return out
+
+
+def _adf_value(nodes: list[dict], seen: dict[str, int], people: list[dict[str, str]], depth: int) -> str:
+    """An ADF cell for a sentence: mentions by name, status as its title, dates as ISO dates."""
+    from transforms.adf import MAX_DEPTH, _attrs, _date, _nodes
+
+    parts = []
+    for node in nodes:
+        kind, attrs = node.get("type"), _attrs(node)
+        if depth > MAX_DEPTH:
+            break
+        if kind == "text":
+            text = str(node.get("text") or "")
+            for mark in node.get("marks") or []:
+                href = str(((mark or {}).get("attrs") or {}).get("href") or "") if isinstance(mark, dict) else ""
+                if href.lower().startswith("mailto:"):
+                    address = href[len("mailto:"):].split("?")[0].strip()
+                    people.append({"email": address, "name": text if text != address else ""})
+            parts.append(text)
+        elif kind == "mention":
+            name = str(attrs.get("text") or "").lstrip("@")
+            people.append({k: v for k, v in (("account-id", str(attrs.get("id") or "")), ("name", name)) if v})
+            parts.append(name or str(attrs.get("id") or ""))
+        elif kind == "status":
+            seen["status"] += 1
+            parts.append(str(attrs.get("text") or ""))
+        elif kind == "date":
+            seen["date"] += 1
+            parts.append(_date(attrs.get("timestamp")))
+        elif kind == "hardBreak":
+            parts.append(" ")
+        else:
+            parts.append(" " + _adf_value(_nodes(node.get("content")), seen, people, depth + 1) + " ")
+    return "".join(parts)

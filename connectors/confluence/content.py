@@ -18,7 +18,7 @@ from connectors.confluence.identity import ConfluenceUser, UserDirectory
 from connectors.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord, as_utc
 from transforms.adf import adf_media, adf_mentions, adf_to_text
 from transforms.confluence_storage import StorageText, owner_users, storage_to_text
-from transforms.page_properties import keep_rows
+from transforms.page_properties import adf_property_rows, keep_rows
 
 SOURCE = "confluence"
 PAGE_KINDS = ("page", "blogpost")
@@ -102,8 +102,12 @@ def adf_storage_text(doc: dict, users: UserDirectory) -> StorageText:
     named = [{"account-id": m["account_id"], "name": (users.display_name({"account-id": m["account_id"]})
                                                        or m["name"])} for m in adf_mentions(doc) if m["account_id"]]
     files = [{"file_name": m["name"]} for m in adf_media(doc) if m.get("name") and m.get("name") != m.get("id")]
+    rows = adf_property_rows(doc)
+    details = [r for r in rows if r.source == "details"]
     return StorageText(text=adf_to_text(doc), users=named, attachments=files,
-                       references=[f"attachment:name:{f['file_name']}" for f in files])
+                       references=[f"attachment:name:{f['file_name']}" for f in files], property_rows=rows,
+                       properties={r.key: r.value for r in reversed(details)},
+                       property_users={r.key: r.people for r in reversed(details) if r.people})
 
 
 def _has_words(item: ContentVersion) -> bool:

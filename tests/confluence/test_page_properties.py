@@ -90,3 +90,26 @@ def test_given_keys_that_differ_in_case_and_colon_then_one_slot():
                            '<tr><td>OWNER :</td><td>A</td></tr><tr><td>owner</td><td>B</td></tr>'
                            '</table></ac:rich-text-body></ac:structured-macro>').property_rows
     assert {r.slot for r in rows} == {"owner"}
+
+
+def test_given_the_same_details_as_adf_then_the_same_rows():
+    def text(t, href=None):
+        return {"type": "text", "text": t, **({"marks": [{"type": "link", "attrs": {"href": href}}]} if href else {})}
+
+    def row(key, *value):
+        return {"type": "tableRow", "content": [
+            {"type": "tableHeader", "content": [{"type": "paragraph", "content": [text(key)]}]},
+            {"type": "tableCell", "content": [{"type": "paragraph", "content": list(value)}]}]}
+
+    doc = {"type": "doc", "content": [{"type": "bodiedExtension", "attrs": {"extensionKey": "details"}, "content": [
+        {"type": "table", "content": [
+            row("Owner:", {"type": "mention", "attrs": {"id": "acc-lena", "text": "@Lena Ortiz"}}),
+            row("Due date", {"type": "date", "attrs": {"timestamp": "1784073600000"}}),
+            row("Status", {"type": "status", "attrs": {"text": "In progress", "color": "yellow"}}),
+            row("Approver", text("Omar Haddad", "mailto:omar.haddad@acme.example")),
+            row("Driver", text("Priya Raman")), row("Budget", text("4,500")), row("Internal note", text("skip me"))]}]},
+        {"type": "table", "content": [row("Region", text("EU")), row("Tier", text("Gold"))]}]}
+    from transforms.page_properties import adf_property_rows
+
+    storage = storage_to_text(DETAILS, users=lambda a: "Lena Ortiz" if a.get("account-id") == "acc-lena" else None)
+    assert [r.model_dump() for r in adf_property_rows(doc)] == [r.model_dump() for r in storage.property_rows]
