@@ -147,6 +147,11 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
             parent = b.entity(page_entity(g, str(ancestors[-1]["id"]), str(ancestors[-1].get("title") or "")))
             b.fact(make_fact(g, page, "PART_OF", parent, f"{page.name} is part of {parent.name}",
                              valid_at=when, episode_ids=eps, single_valued=slot_key(page_slot, "PART_OF")))
+        for child in f.get("children") or []:            # a saved children listing: the same edge the child states
+            if isinstance(child, Mapping) and child.get("id"):
+                sub = b.entity(page_entity(g, str(child["id"]), str(child.get("title") or "")))
+                b.fact(make_fact(g, sub, "PART_OF", page, f"{sub.name} is part of {page.name}", valid_at=when,
+                                 episode_ids=eps, single_valued=slot_key(sub.key, "PART_OF")))
         author = _person(g, f.get("author"))
         if author:
             person = b.entity(author[0])

@@ -20,9 +20,8 @@ from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import UserDirectory
 from connectors.confluence.rest_json import PayloadError, adf_body, content_from_json, space_map, users_in
 
-PAGE_FILES = ("page.v2.json", "page.v1.json", "page.json", "page.xhtml", "page.adf", "page.html")
-SIDE_FILES = ("ancestors.v1.json", "ancestors.json", "children.v2.json", "children.json", "attachments.v1.json",
-              "attachments.json")
+PAGE_FILES = ("page.v2.json", "page.v1.json", "page.xhtml", "page.adf", "page.html")   # a saved page.json stays a
+SIDE_FILES = ("ancestors.v1.json", "children.v2.json", "attachments.v1.json")            # REST response of its own
 FOLDER_FILES = frozenset(PAGE_FILES + SIDE_FILES)
 
 
@@ -73,7 +72,7 @@ def read_page_folder(folder: Path, base_url: str | None = None) -> tuple[Content
         users_in(payload, users)
         spaces.update(space_map(payload))
     v2_name = "page.v2.json" if "page.v2.json" in raw else None
-    v1_name = next((n for n in ("page.v1.json", "page.json") if n in raw), None)
+    v1_name = "page.v1.json" if "page.v1.json" in raw else None
     for name in filter(None, (v2_name, v1_name)):
         if not isinstance(raw[name], Mapping):
             raise PageFolderError(f"{name} is not a JSON object")
@@ -104,21 +103,18 @@ def read_page_folder(folder: Path, base_url: str | None = None) -> tuple[Content
         update.update(version_at=None, created_at=None)
 
     update.update(_body(present, v1, v2))
-    if "ancestors.v1.json" in raw or "ancestors.json" in raw:
-        name = "ancestors.v1.json" if "ancestors.v1.json" in raw else "ancestors.json"
+    if "ancestors.v1.json" in raw:
+        name = "ancestors.v1.json"
         listed = [(str(a["id"]), str(a.get("title") or "")) for a in _results(raw[name], name) if a.get("id")]
         if listed and len(listed) >= len(update.get("ancestors", base.ancestors)):
             update["ancestors"] = listed
-    for name in ("children.v2.json", "children.json"):
-        if name in raw:
-            update["children"] = [(str(c["id"]), str(c.get("title") or "")) for c in _results(raw[name], name)
-                                  if c.get("id") and c.get("status", "current") == "current"]
-            break
-    for name in ("attachments.v1.json", "attachments.json"):
-        if name in raw:
-            update["attachments"] = _attachments(_results(raw[name], name)) or update.get("attachments",
-                                                                                          base.attachments)
-            break
+    if "children.v2.json" in raw:
+        update["children"] = [(str(c["id"]), str(c.get("title") or "")) for c in
+                              _results(raw["children.v2.json"], "children.v2.json")
+                              if c.get("id") and c.get("status", "current") == "current"]
+    if "attachments.v1.json" in raw:
+        update["attachments"] = (_attachments(_results(raw["attachments.v1.json"], "attachments.v1.json"))
+                                 or update.get("attachments", base.attachments))
     return base.model_copy(update=update), users
 
 

@@ -113,3 +113,15 @@ def test_given_the_same_details_as_adf_then_the_same_rows():
 
     storage = storage_to_text(DETAILS, users=lambda a: "Lena Ortiz" if a.get("account-id") == "acc-lena" else None)
     assert [r.model_dump() for r in adf_property_rows(doc)] == [r.model_dump() for r in storage.property_rows]
+
+
+def test_given_a_page_folder_with_children_then_each_child_is_part_of_the_page():
+    from tests.confluence.corpus import corpus_dir
+
+    (page,), _ = split(ConfluenceExportReader([corpus_dir("confluence", "querypie_cloud") / "544211126"]).read())
+    episode = make_episode(page, page.body, "ko", "status_update", 0.9, [], EpisodeSettings(group_id="g"))
+    facts = confluence_facts(episode, {})
+    children = [f for f in facts.facts if f.predicate == "PART_OF" and f.object == facts.entities[0].uuid]
+    assert "My Dashboard is part of 사용자 매뉴얼" in {f.fact for f in children}
+    assert all(f.single_valued.endswith("|PART_OF") and f.single_valued != "ref:confluence:page:544211126|PART_OF"
+               for f in children)
