@@ -28,8 +28,11 @@ _ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]{1,31});")
 _UNBOUND_PREFIX = re.compile(r"<(/?)([A-Za-z][\w-]*):")
 _BLOCKS = {"p", "div", "blockquote", "pre", "section", "article", "header", "footer", "address", "figure",
            "figcaption", "dl", "dt", "dd", "center", "hr"}
-_PANELS = {"info": "Info", "note": "Note", "warning": "Warning", "tip": "Tip", "panel": "Panel",
-           "expand": "Expand", "success": "Success", "error": "Error"}
+# Labelled as Confluence Cloud (and its ADF) names them: the storage "note" macro is the yellow warning panel, etc.
+_PANELS = {"info": "Info", "note": "Warning", "warning": "Error", "tip": "Success", "panel": "Panel",
+           "success": "Success", "error": "Error"}
+_ADF_PANELS = {"info": "Info", "note": "Note", "warning": "Warning", "error": "Error", "success": "Success",
+               "tip": "Tip", "custom": "Panel"}
 _SKIPPED_MACROS = {"toc", "children", "pagetree", "recently-updated", "contentbylabel", "anchor", "livesearch",
                    "create-from-template", "pagetreesearch", "attachments", "gallery", "toc-zone"}
 _INCLUDES = {"include", "excerpt-include"}
@@ -202,6 +205,9 @@ class _Renderer:
             if href and not href.startswith("#") and href not in label:   # as the ADF converter shows a link
                 return f"{label} ({href})" if label else href
             return label
+        if name == "code" and not self.fact:      # inline code, marked as the ADF text marks it
+            inner = self.children(el)
+            return f"`{inner}`" if inner.strip() else inner
         if name == "time":
             if self.fact and el.get("datetime"):
                 self.fact_seen["date"] += 1
@@ -288,7 +294,9 @@ class _Renderer:
             caption = " ".join(self.inline(c) for c in el if _local(c.tag)[1] == "caption")
             alt = _attr(el, "ac", "alt") or ""
             label = target or alt
-            return f"[image: {label}{' - ' + caption if caption else ''}]" if label or caption else ""
+            if not (label or caption):
+                return ""
+            return f"[attachment: {label or 'image'}]" + (f" {caption}" if caption else "")   # as ADF media show
         if name in ("structured-macro", "macro"):
             return self.macro(el)
         if name == "task-list":
@@ -308,7 +316,13 @@ class _Renderer:
             return "".join(el.itertext())
         if name == "adf-extension":            # prefer the fallback a reader without ADF support would show
             fallback = [c for c in el if _local(c.tag)[1] == "adf-fallback"]
-            return self.children(fallback[0]) if fallback else self.children(el)
+            inner = self.children(fallback[0]) if fallback else self.children(el)
+            node = next((c for c in el if _local(c.tag)[1] == "adf-node"), None)
+            if node is not None and node.get("type") == "panel":
+                kind = next(((c.text or "").strip() for c in node if _local(c.tag)[1] == "adf-attribute"
+                             and _attr(c, "", "key") == "panel-type"), "")
+                return f"\n[{_ADF_PANELS.get(kind, 'Panel')}] {' '.join(inner.split())}\n"
+            return inner
         if name in ("layout-section", "layout-cell"):
             return "\n" + self.children(el) + "\n"
         return self.children(el)
@@ -350,6 +364,10 @@ class _Renderer:
                 self.fact_seen["status"] += 1
                 return title
             return f"[{title.upper()}]" if title else ""
+        if name == "expand":                    # as ADF shows an expand: its title, then its body
+            title = params.get("title", "")
+            inner = "".join(self.node(b) for b in bodies).strip()
+            return f"\n{title}\n{inner}\n" if title else f"\n{inner}\n"
         if name in _PANELS or name.endswith("panel"):
             label = _PANELS.get(name, "Panel")
             title = params.get("title", "")

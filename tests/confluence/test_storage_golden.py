@@ -32,7 +32,9 @@ def test_lists_keep_every_item_and_nesting():
 def test_panels_are_labelled():
     text = storage_to_text((CORPUS / "panels" / "page.xhtml").read_text()).text
     assert "[Info] This is an info panel." in text
-    assert "[Warning] This is an error panel." in text
+    assert "[Error] This is an error panel." in text                 # named as Confluence Cloud and ADF name them
+    assert "[Note] This is a note panel." in text and "[Warning] This is a warning panel." in text
+    assert "[Success] This is a success panel." in text
 
 
 def test_code_tables_links_and_attachments_survive():
