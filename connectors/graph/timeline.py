@@ -25,6 +25,7 @@ class SlotEdge(BaseModel):
     invalid_at: dt.datetime | None = None            # as stored now
     expired_at: dt.datetime | None = None            # as stored now
     tombstoned_at: dt.datetime | None = None         # its episodes were deleted upstream
+    removed_at: dt.datetime | None = None            # a later statement of its slot family left it out (absence_end)
 
 
 class EdgeTimes(BaseModel):
@@ -46,7 +47,7 @@ def recompute_slot(edges: list[SlotEdge], now: dt.datetime) -> dict[str, EdgeTim
     out: dict[str, EdgeTimes] = {}
     for i, edge in enumerate(live):
         successor = next((later for later in live[i + 1:] if later.object != edge.object), None)
-        superseded_at = successor.valid_at if successor is not None else None
+        superseded_at = _earliest(successor.valid_at if successor is not None else None, edge.removed_at)
         invalid_at = _earliest(edge.source_invalid_at, superseded_at)
         if superseded_at is None:
             expired_at = None

@@ -397,8 +397,8 @@ class GraphWriter:
         for slot, family in stored.slot_family.items():          # a row a later version removed ends there
             for uuid_, edge in list(by_slot.get(slot, {}).items()):
                 gone = absence_end(slot, edge.valid_at, statements.get(family, []))
-                if gone is not None and (edge.source_invalid_at is None or gone < edge.source_invalid_at):
-                    by_slot[slot][uuid_] = edge.model_copy(update={"source_invalid_at": gone})
+                if gone is not None:
+                    by_slot[slot][uuid_] = edge.model_copy(update={"removed_at": gone})
         for slot, edges in by_slot.items():
             for uuid_, new in recompute_slot(list(edges.values()), now).items():
                 edge = edges[uuid_]

@@ -55,8 +55,10 @@ def episodes(tmp_path, group_id):
 async def property_edges(writer, group_id):
     rows = await writer.backend.query(
         group_id, "MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.name = 'HAS_PROPERTY' "
-                  "RETURN e.fact AS fact, o.name AS object, e.valid_at AS valid_at, e.invalid_at AS invalid_at, "
-                  "o.attributes AS attrs, e.episodes AS episodes", g=group_id)
+                  "RETURN e.fact AS fact, e.valid_at AS valid_at, e.invalid_at AS invalid_at, "
+                  "e.expired_at AS expired_at", g=group_id)
+    ended = [r for r in rows if r["invalid_at"] is not None]
+    assert ended and all(r["expired_at"] is not None for r in ended)      # the graph also knows when it learned it
     return sorted((r["fact"], as_datetime(r["valid_at"]), as_datetime(r["invalid_at"])) for r in rows)
 
 
