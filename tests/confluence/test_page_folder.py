@@ -138,3 +138,13 @@ def test_given_the_real_folder_copied_with_only_adf_then_the_page_still_has_its_
     (record,), failures, _ = read(folder)
     assert failures == [] and record.fields["body_source"] == "page.v2.json body.atlas_doc_format"
     assert len(record.body) > 500
+
+
+def test_given_a_saved_response_without_an_expanded_body_then_a_failure_not_a_title_only_record(tmp_path):
+    path = tmp_path / "listing.json"
+    path.write_text(json.dumps({"results": [{"id": "131073", "type": "page", "title": "Plan",
+                                             "version": {"number": 2, "when": "2026-05-11T14:30:00Z"},
+                                             "_expandable": {"body": ""}}]}))
+    records, failures, _ = read(path)
+    assert records == []
+    assert failures[0].error_class == ErrorClass.missing_field and "has no body" in failures[0].reason
