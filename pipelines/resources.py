@@ -250,6 +250,7 @@ class SourceApisResource(dg.ConfigurableResource):
     confluence_space_groups: dict[str, str] = {}
     confluence_restricted_space_groups: dict[str, str] = {}
     confluence_export_timezone: str = "UTC"     # XML space exports carry the server's local time
+    confluence_ignore_property_keys: list[str] = []     # page-properties keys that make no facts (case-insensitive)
     salesforce_login_url: str = ""              # https://login.salesforce.com, https://test.salesforce.com, My Domain
     salesforce_instance_url: str | None = None
     salesforce_username: str | None = None
@@ -278,6 +279,11 @@ class SourceApisResource(dg.ConfigurableResource):
             problems = "; ".join(f"confluence_{e['loc'][0]} (GRAPHFEED_CONFLUENCE_{str(e['loc'][0]).upper()}): "
                                  f"{e['msg']}" for e in exc.errors())
             raise ValueError(problems) from None
+
+    def confluence_property_keys_ignored(self) -> frozenset[str]:
+        from transforms.page_properties import normalise_key
+
+        return frozenset(normalise_key(k) for k in self.confluence_ignore_property_keys if normalise_key(k))
 
     def export_reader(self, source: str, paths: list[str]):
         """The export-file reader for a source, with the reading options that apply to files too."""
@@ -308,7 +314,8 @@ class SourceApisResource(dg.ConfigurableResource):
             from connectors.confluence.export_reader import ExportSettings
 
             return {"settings": ExportSettings(timezone=self.confluence_export_timezone,
-                                               base_url=self.confluence_url or None, groups=self.confluence_groups())}
+                                               base_url=self.confluence_url or None, groups=self.confluence_groups(),
+                                               ignore_property_keys=self.confluence_property_keys_ignored())}
         return {}
 
     def reader(self, source: str):
@@ -330,7 +337,8 @@ class SourceApisResource(dg.ConfigurableResource):
                 token=_plain(self.confluence_api_token) or "", cloud=self.confluence_cloud,
                 spaces=self.confluence_spaces, user_timezone=self.confluence_timezone,
                 include_labels=self.confluence_include_labels, exclude_labels=self.confluence_exclude_labels,
-                history_versions=self.confluence_history_versions, groups=self.confluence_groups()))
+                history_versions=self.confluence_history_versions, groups=self.confluence_groups(),
+                ignore_property_keys=self.confluence_property_keys_ignored()))
         if source == "salesforce" and (self.salesforce_login_url or self.salesforce_instance_url):
             from connectors.salesforce import SalesforceApiReader, SalesforceApiSettings
 
@@ -416,6 +424,7 @@ def api_resources() -> dict[str, dg.ConfigurableResource]:
         confluence_restricted_space_groups=_key_values(env("GRAPHFEED_CONFLUENCE_RESTRICTED_SPACE_GROUPS", ""),
                                                        lower=False),
         confluence_export_timezone=env("GRAPHFEED_CONFLUENCE_EXPORT_TIMEZONE", "UTC"),
+        confluence_ignore_property_keys=settings.env_list("GRAPHFEED_CONFLUENCE_IGNORE_PROPERTY_KEYS"),
         salesforce_login_url=env("GRAPHFEED_SALESFORCE_LOGIN_URL", ""),
         salesforce_instance_url=env("GRAPHFEED_SALESFORCE_INSTANCE_URL") or None,
         salesforce_username=env("GRAPHFEED_SALESFORCE_USERNAME") or None,

@@ -118,8 +118,10 @@ def _blocks(node: dict, depth: int) -> list[str]:
         return ["---"]
     if kind == "table":
         return [_table(node, depth)]
-    if kind in ("mediaSingle", "mediaGroup"):
-        return [" ".join(_media_ref(n) for n in children if n.get("type") == "media")]
+    if kind in ("mediaSingle", "mediaGroup"):          # the caption is page text (Confluence shows it under the image)
+        caption = " ".join(_inline(_nodes(n.get("content")), depth + 1) for n in children if n.get("type") == "caption")
+        shown = " ".join(_media_ref(n) for n in children if n.get("type") == "media")
+        return [f"{shown} {caption}".strip() if caption.strip() else shown]
     if kind == "media":
         return [_media_ref(node)]
     if kind in ("expand", "nestedExpand"):

@@ -16,6 +16,8 @@ from typing import Any
 from lxml import etree
 from pydantic import BaseModel, Field
 
+from transforms.page_properties import PropertyRow, is_key_value_table, iso_date, normalise_key, row_kind
+
 AC = "http://atlassian.com/content"
 RI = "http://atlassian.com/resource/identifier"
 AT = "http://atlassian.com/template"
@@ -26,8 +28,11 @@ _ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]{1,31});")
 _UNBOUND_PREFIX = re.compile(r"<(/?)([A-Za-z][\w-]*):")
 _BLOCKS = {"p", "div", "blockquote", "pre", "section", "article", "header", "footer", "address", "figure",
            "figcaption", "dl", "dt", "dd", "center", "hr"}
-_PANELS = {"info": "Info", "note": "Note", "warning": "Warning", "tip": "Tip", "panel": "Panel",
-           "expand": "Expand", "success": "Success", "error": "Error"}
+# Labelled as Confluence Cloud (and its ADF) names them: the storage "note" macro is the yellow warning panel, etc.
+_PANELS = {"info": "Info", "note": "Warning", "warning": "Error", "tip": "Success", "panel": "Panel",
+           "success": "Success", "error": "Error"}
+_ADF_PANELS = {"info": "Info", "note": "Note", "warning": "Warning", "error": "Error", "success": "Success",
+               "tip": "Tip", "custom": "Panel"}
 _SKIPPED_MACROS = {"toc", "children", "pagetree", "recently-updated", "contentbylabel", "anchor", "livesearch",
                    "create-from-template", "pagetreesearch", "attachments", "gallery", "toc-zone"}
 _INCLUDES = {"include", "excerpt-include"}
@@ -49,6 +54,7 @@ class StorageText(BaseModel):
     macros: list[str] = Field(default_factory=list)            # macro names seen (sorted, unique)
     properties: dict[str, str] = Field(default_factory=dict)   # page-properties table: key -> text
     property_users: dict[str, list[dict[str, str]]] = Field(default_factory=dict)  # key -> users named in the row
+    property_rows: list[PropertyRow] = Field(default_factory=list)   # details rows, then key/value tables, in order
     degraded: str | None = None                                # why the tree parse was not used, if it was not
 
 
@@ -108,6 +114,10 @@ class _Renderer:
         self.out = StorageText()
         self.macros: set[str] = set()
         self.depth = 0
+        self.fact = False                    # rendering a property value for a sentence (see value())
+        self.fact_seen = {"date": 0, "status": 0}
+        self.fact_mailto: list[dict[str, str]] = []
+        self.in_details = 0
 
     # ------------------------------------------------------------ references
 
@@ -136,6 +146,8 @@ class _Renderer:
         name = self.users(attrs) if self.users is not None else None
         shown = name or attrs.get("username") or "user"
         self.out.users.append({**attrs, "name": name or ""})
+        if self.fact:                        # a sentence names the person by whatever identifies them
+            return name or attrs.get("username") or attrs.get("account-id") or attrs.get("userkey") or "user"
         return shown
 
     # ------------------------------------------------------------ text
@@ -176,6 +188,8 @@ class _Renderer:
         if name in ("ul", "ol"):
             return "\n" + self.list(el, ordered=name == "ol") + "\n"
         if name == "table":
+            if not self.in_details and not self.fact:
+                self.key_value_table(el)
             return "\n\n" + self.table(el) + "\n\n"
         if name == "br":
             return "\n"
@@ -184,10 +198,20 @@ class _Renderer:
         if name == "a":
             label = self.inline(el)
             href = (el.get("href") or "").strip()
-            if href and not href.startswith("#") and href not in label:
-                return f"{label} <{href}>" if label else href
+            if self.fact and href.lower().startswith("mailto:"):
+                address = href[len("mailto:"):].split("?")[0].strip()
+                self.fact_mailto.append({"email": address, "name": label if label != address else ""})
+                return label or address
+            if href and not href.startswith("#") and href not in label:   # as the ADF converter shows a link
+                return f"{label} ({href})" if label else href
             return label
+        if name == "code" and not self.fact:      # inline code, marked as the ADF text marks it
+            inner = self.children(el)
+            return f"`{inner}`" if inner.strip() else inner
         if name == "time":
+            if self.fact and el.get("datetime"):
+                self.fact_seen["date"] += 1
+                return iso_date(el.get("datetime"))
             return el.get("datetime") or self.children(el)
         if name in ("script", "style"):
             return ""
@@ -227,14 +251,17 @@ class _Renderer:
         for row in el.iter():
             if _local(row.tag)[1] != "tr":
                 continue
-            cells = [self.inline(c) for c in row if _local(c.tag)[1] in ("td", "th")]
+            found = [c for c in row if _local(c.tag)[1] in ("td", "th")]
+            cells = [self.inline(c) for c in found]
             if cells:
                 rows.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+                if len(rows) == 1 and all(_local(c.tag)[1] == "th" for c in found):
+                    rows.append("|" + "---|" * len(found))          # a header row, marked as the ADF text marks it
         return "\n".join(rows)
 
     def ri(self, el: Any, name: str) -> str:
         if name == "user":
-            return "@" + self.user_name(el)
+            return self.user_name(el) if self.fact else "@" + self.user_name(el)
         if name in ("page", "blog-post", "content-entity"):
             _, title = self.page_ref(el)
             return title
@@ -267,7 +294,9 @@ class _Renderer:
             caption = " ".join(self.inline(c) for c in el if _local(c.tag)[1] == "caption")
             alt = _attr(el, "ac", "alt") or ""
             label = target or alt
-            return f"[image: {label}{' - ' + caption if caption else ''}]" if label or caption else ""
+            if not (label or caption):
+                return ""
+            return f"[attachment: {label or 'image'}]" + (f" {caption}" if caption else "")   # as ADF media show
         if name in ("structured-macro", "macro"):
             return self.macro(el)
         if name == "task-list":
@@ -287,7 +316,13 @@ class _Renderer:
             return "".join(el.itertext())
         if name == "adf-extension":            # prefer the fallback a reader without ADF support would show
             fallback = [c for c in el if _local(c.tag)[1] == "adf-fallback"]
-            return self.children(fallback[0]) if fallback else self.children(el)
+            inner = self.children(fallback[0]) if fallback else self.children(el)
+            node = next((c for c in el if _local(c.tag)[1] == "adf-node"), None)
+            if node is not None and node.get("type") == "panel":
+                kind = next(((c.text or "").strip() for c in node if _local(c.tag)[1] == "adf-attribute"
+                             and _attr(c, "", "key") == "panel-type"), "")
+                return f"\n[{_ADF_PANELS.get(kind, 'Panel')}] {' '.join(inner.split())}\n"
+            return inner
         if name in ("layout-section", "layout-cell"):
             return "\n" + self.children(el) + "\n"
         return self.children(el)
@@ -325,7 +360,14 @@ class _Renderer:
             return f"\n```{language}\n{code}\n```\n"
         if name == "status":
             title = params.get("title") or params.get("colour") or ""
+            if self.fact:
+                self.fact_seen["status"] += 1
+                return title
             return f"[{title.upper()}]" if title else ""
+        if name == "expand":                    # as ADF shows an expand: its title, then its body
+            title = params.get("title", "")
+            inner = "".join(self.node(b) for b in bodies).strip()
+            return f"\n{title}\n{inner}\n" if title else f"\n{inner}\n"
         if name in _PANELS or name.endswith("panel"):
             label = _PANELS.get(name, "Panel")
             title = params.get("title", "")
@@ -343,9 +385,13 @@ class _Renderer:
         if name in ("jira", "jiraissues"):
             return params.get("key", "") or params.get("jqlQuery", "")
         if name in _PROPERTY_MACROS:
-            for body in bodies:
-                self.properties(body)
-            return "\n" + "".join(self.node(b) for b in bodies) + "\n"
+            self.in_details += 1
+            try:
+                for body in bodies:
+                    self.properties(body)
+                return "\n" + "".join(self.node(b) for b in bodies) + "\n"
+            finally:
+                self.in_details -= 1
         if name in _SKIPPED_MACROS:
             return ""
         if name == "view-file" or name == "viewpdf" or name == "multimedia":
@@ -361,16 +407,41 @@ class _Renderer:
             cells = [c for c in row if _local(c.tag)[1] in ("td", "th")]
             if len(cells) < 2:
                 continue
-            key = " ".join("".join(cells[0].itertext()).split())
-            if not key:
-                continue
-            before = len(self.out.users)
-            value = self.inline(cells[1])
-            named = self.out.users[before:]
-            del self.out.users[before:]           # counted again when the body renders
-            self.out.properties[key] = value
-            if named:
-                self.out.property_users[key] = named
+            self.property(cells[0], cells[1], "details")
+
+    def key_value_table(self, table: Any) -> None:
+        """A table of header-cell/value-cell rows holds page properties too (without the macro)."""
+        rows = [[(_local(c.tag)[1], c) for c in row if _local(c.tag)[1] in ("td", "th")]
+                for row in table.iter() if _local(row.tag)[1] == "tr"]
+        if is_key_value_table(rows):
+            for (_, key_cell), (_, value_cell) in rows:
+                self.property(key_cell, value_cell, "table")
+
+    def property(self, key_cell: Any, value_cell: Any, source: str) -> None:
+        key = " ".join("".join(key_cell.itertext()).split())
+        if not key:
+            return
+        value, people, kind = self.value(value_cell)
+        if source == "details":                   # the declared owner comes from the macro only
+            self.out.properties.setdefault(key, value)
+            if people and key not in self.out.property_users:
+                self.out.property_users[key] = people
+        self.out.property_rows.append(PropertyRow(key=key, slot=normalise_key(key), value=value, kind=kind,
+                                                  people=people, source=source))
+
+    def value(self, cell: Any) -> "tuple[str, list[dict[str, str]], str]":
+        """A property value for a sentence (ISO dates, status titles, names) and the people it names."""
+        before_users, before_refs = len(self.out.users), list(self.out.references)
+        before_files = list(self.out.attachments)
+        self.fact, self.fact_seen, self.fact_mailto = True, {"date": 0, "status": 0}, []
+        try:
+            text = self.inline(cell)
+        finally:
+            self.fact = False
+        people = [{k: v for k, v in u.items() if v} for u in self.out.users[before_users:]] + self.fact_mailto
+        del self.out.users[before_users:]           # counted again when the body renders
+        self.out.references[:], self.out.attachments[:] = before_refs, before_files
+        return text, people, row_kind(people, self.fact_seen["date"], self.fact_seen["status"])
 
     def render(self, root: Any) -> StorageText:
         text = self.children(root)

@@ -19,8 +19,14 @@ from transforms.facts import (
     make_fact,
     person_entity,
     reference_entity,
+    reference_target,
     slot_key,
 )
+
+# Keys whose plain-text value names a person (resolved by name when no user link or mailto says who).
+PERSON_KEYS = frozenset({"owner", "page owner", "document owner", "doc owner", "driver", "approver", "reviewer",
+                         "assignee", "author", "lead", "contact", "responsible", "accountable", "sponsor"})
+PROPERTY_LABELS = {"date": "Date", "status": "Status", "text": "Value", "person": "Value"}
 
 
 def page_entity(group_id: str, page_id: str, title: str = "", kind: str = "page") -> EntitySpec:
@@ -54,6 +60,48 @@ def _time(value: Any, fallback: dt.datetime) -> dt.datetime:
         except ValueError:
             pass
     return fallback
+
+
+def property_value_entity(group_id: str, kind: str, value: str) -> EntitySpec:
+    key = f"confluence-{kind}:{value.casefold()}"
+    label = PROPERTY_LABELS.get(kind, "Value")
+    return EntitySpec(uuid=entity_uuid(group_id, key), key=key, label=label, name=value,
+                      summary=f"{label} {value}", attributes={"key": key})
+
+
+def add_page_properties(b: _Builder, g: str, page: EntitySpec, rows: list, people: list,
+                        domain_orgs: Mapping[str, str], when: dt.datetime, eps: list[str]) -> None:
+    """Each page-properties row -> one single-valued fact of the page, valid from this version's time.
+
+    Slot per normalised key; a later version with another value ends it (the slot chain), and so does a later
+    version whose table no longer has the key: every fact names its family (the page's properties) and the keys
+    its version stated, so the writer can end a slot the next version left out.
+    """
+    page_slot = page.key                                     # ref:confluence:page:<id>, as the other page slots
+    family = slot_key(page_slot, "PAGE_PROPERTIES")
+    rows = [r for r in rows if isinstance(r, Mapping) and r.get("slot") and r.get("value")]
+    stated = sorted(slot_key(page_slot, f"PROPERTY:{r['slot']}") for r in rows)
+    for row in rows:
+        value, kind = str(row["value"]), str(row.get("kind") or "text")
+        persons = [p for p in (_person(g, x) for x in row.get("people") or []) if p]
+        for person in persons:
+            people.append(person)
+        if len(persons) == 1:
+            target = b.entity(persons[0][0])
+            value = target.name
+        else:
+            for person in persons:
+                b.entity(person[0])
+            found = None
+            if not persons and row["slot"] in PERSON_KEYS:
+                found = reference_target(g, f"person:{value.casefold()}", people, domain_orgs)
+            target = b.entity(found[0] if found else property_value_entity(g, kind, value))
+        key = " ".join(str(row.get("key") or row["slot"]).split()).rstrip(":").rstrip()
+        slot = slot_key(page_slot, f"PROPERTY:{row['slot']}")
+        b.fact(make_fact(g, page, "HAS_PROPERTY", target, f"{key} of '{page.name}' is {value}",
+                         valid_at=when, episode_ids=eps, single_valued=slot,
+                         attributes={"property": key, "property_key": row["slot"], "value": value,
+                                     "slot_family": family, "family_slots": stated}))
 
 
 def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
@@ -99,6 +147,11 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
             parent = b.entity(page_entity(g, str(ancestors[-1]["id"]), str(ancestors[-1].get("title") or "")))
             b.fact(make_fact(g, page, "PART_OF", parent, f"{page.name} is part of {parent.name}",
                              valid_at=when, episode_ids=eps, single_valued=slot_key(page_slot, "PART_OF")))
+        for child in f.get("children") or []:            # a saved children listing: the same edge the child states
+            if isinstance(child, Mapping) and child.get("id"):
+                sub = b.entity(page_entity(g, str(child["id"]), str(child.get("title") or "")))
+                b.fact(make_fact(g, sub, "PART_OF", page, f"{sub.name} is part of {page.name}", valid_at=when,
+                                 episode_ids=eps, single_valued=slot_key(sub.key, "PART_OF")))
         author = _person(g, f.get("author"))
         if author:
             person = b.entity(author[0])
@@ -119,6 +172,7 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
             b.fact(make_fact(g, page, "OWNED_BY", person,
                              f"{page.name} is owned by {person.name} (version {version}, {when.date().isoformat()})",
                              valid_at=when, episode_ids=eps, single_valued=slot_key(page_slot, "OWNED_BY")))
+        add_page_properties(b, g, page, f.get("page_properties") or [], people, domain_orgs, when, eps)
         for att in f.get("attachments") or []:
             if not isinstance(att, Mapping) or not att.get("name"):
                 continue

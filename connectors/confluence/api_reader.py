@@ -56,6 +56,7 @@ class ConfluenceApiSettings(BaseModel):
     # current version). Older ones were read on earlier nights; a read without a window takes the current only.
     history_versions: int = 20
     groups: GroupPolicy = GroupPolicy()
+    ignore_property_keys: frozenset[str] = frozenset()   # page-properties keys that make no facts (normalised)
 
 
 class ConfluenceCheckpoint(Checkpoint):
@@ -276,7 +277,8 @@ class ConfluenceApiReader:
     def _record(self, version: ContentVersion, origin: Origin) -> SourceRecord | None:
         """The record of a version (None: restricted and skipped by the group policy), counted."""
         record = record_from_version(version, self.users, self.settings.groups, origin,
-                                     base_url=self.settings.base_url)
+                                     base_url=self.settings.base_url,
+                                     ignore_property_keys=self.settings.ignore_property_keys)
         if record is not None:
             self.stats.records += 1
         return record

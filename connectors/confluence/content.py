@@ -6,6 +6,8 @@ module decides what a record means, so a page keys the same from the API and fro
 """
 
 import datetime as dt
+import json
+import re
 from collections.abc import Callable
 from typing import Literal
 
@@ -14,7 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from connectors.confluence.groups import GroupPolicy
 from connectors.confluence.identity import ConfluenceUser, UserDirectory
 from connectors.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord, as_utc
+from transforms.adf import adf_media, adf_mentions, adf_to_text
 from transforms.confluence_storage import StorageText, owner_users, storage_to_text
+from transforms.page_properties import adf_property_rows, keep_rows
 
 SOURCE = "confluence"
 PAGE_KINDS = ("page", "blogpost")
@@ -48,7 +52,10 @@ class ContentVersion(BaseModel):
     ancestors: list[tuple[str, str]] = Field(default_factory=list)     # (id, title), root first, parent last
     labels: list[str] = Field(default_factory=list)
     storage: str | None = None                   # storage-format body
-    text: str | None = None                      # already-plain body (HTML export) when there is no storage body
+    adf: dict | None = None                      # Atlassian Document Format body (Cloud v2), when there is no storage
+    text: str | None = None                      # already-plain body (HTML export, rendered view) when neither
+    body_source: str = ""                        # which file/field the body came from (for failures and the record)
+    children: list[tuple[str, str]] = Field(default_factory=list)      # (id, title) of child pages
     attachments: list[AttachmentInfo] = Field(default_factory=list)
     restricted: bool = False
     restriction: str = ""                        # who may read, for the record (never used to decide alone)
@@ -85,12 +92,59 @@ def convert(item: ContentVersion, users: UserDirectory,
             pages: Callable[[str | None, str], str | None] | None = None) -> StorageText:
     if item.storage is not None:
         return storage_to_text(item.storage, users=users.display_name, pages=pages, space_key=item.space_key)
+    if item.adf is not None:
+        return adf_storage_text(item.adf, users)
     return StorageText(text=item.text or "")
+
+
+def adf_storage_text(doc: dict, users: UserDirectory) -> StorageText:
+    """An ADF body with what it names in the same shape as a storage body's (mentions, attachments)."""
+    named = [{"account-id": m["account_id"], "name": (users.display_name({"account-id": m["account_id"]})
+                                                       or m["name"])} for m in adf_mentions(doc) if m["account_id"]]
+    files = [{"file_name": m["name"]} for m in adf_media(doc) if m.get("name") and m.get("name") != m.get("id")]
+    rows = adf_property_rows(doc)
+    details = [r for r in rows if r.source == "details"]
+    return StorageText(text=adf_to_text(doc), users=named, attachments=files,
+                       references=[f"attachment:name:{f['file_name']}" for f in files], property_rows=rows,
+                       properties={r.key: r.value for r in reversed(details)},
+                       property_users={r.key: r.people for r in reversed(details) if r.people})
+
+
+def _has_words(item: ContentVersion) -> bool:
+    """Whether the raw body carries any text at all (an empty page is a page; a lost body is a failure)."""
+    if item.storage is None and item.adf is not None:
+        return bool(re.search(r'"text":\s*"[^"\s]', json.dumps(item.adf, ensure_ascii=False)))
+    raw = item.storage if item.storage is not None else item.text
+    return bool(re.search(r"\w", re.sub(r"<[^>]*>", " ", raw or "")))
+
+
+def _property_person(person: dict[str, str], users: UserDirectory) -> ConfluenceUser | None:
+    """A person a property value names: the export's user object by id, else the mailto address, else the id."""
+    ident = person.get("account-id") or person.get("userkey") or person.get("username")
+    if ident:
+        return users.get(ident) or ConfluenceUser(key=ident, name=person.get("name") or None)
+    if person.get("email"):
+        return users.get(person["email"]) or ConfluenceUser(key=person["email"], email=person["email"],
+                                                            name=person.get("name") or None)
+    return None
+
+
+def page_properties(converted: StorageText, users: UserDirectory, ignore: frozenset[str]) -> list[dict]:
+    """Page-properties rows for the record: one per normalised key, people resolved to the ids mail/Jira use."""
+    out = []
+    for row in keep_rows(converted.property_rows, ignore):
+        entry = row.model_dump(exclude={"people"})
+        people = [u.as_field() for u in (_property_person(p, users) for p in row.people) if u is not None and u.key]
+        if people:
+            entry["people"] = people
+        out.append(entry)
+    return out
 
 
 def record_from_version(item: ContentVersion, users: UserDirectory, policy: GroupPolicy, origin: Origin, *,
                         base_url: str | None = None,
-                        pages: Callable[[str | None, str], str | None] | None = None
+                        pages: Callable[[str | None, str], str | None] | None = None,
+                        ignore_property_keys: frozenset[str] = frozenset()
                         ) -> SourceRecord | RecordFailure | None:
     """The record, a failure saying why not, or None when the read-restriction policy skips it."""
     key = item.id
@@ -99,19 +153,25 @@ def record_from_version(item: ContentVersion, users: UserDirectory, policy: Grou
         if when is None:
             return failure(origin, ErrorClass.missing_field,
                            f"{item.type} {key} version {item.version} has no date: cannot place it in time", key)
+        if item.storage is None and item.adf is None and item.text is None:
+            return failure(origin, ErrorClass.missing_field,
+                           f"{item.type} {key} version {item.version} has no body (no storage, ADF or rendered view"
+                           f" in {item.body_source or 'the payload'}): an episode of its title alone would lose the page",
+                           key)
         group = policy.group_for(item.space_key, item.restricted)
         if group is None:
             return None
         converted = convert(item, users, pages)
+        if not converted.text.strip() and _has_words(item):
+            return failure(origin, ErrorClass.bad_value,
+                           f"{item.type} {key} version {item.version}: the body in {item.body_source or 'the payload'}"
+                           " holds text but converted to none", key)
         editor = item.editor or item.author
         actor = (editor or ConfluenceUser(key="unknown-user")).actor()
         owner = item.owner
         declared = owner_users(converted)
         if declared:
-            first = declared[0]
-            owner = users.get(first.get("account-id") or first.get("userkey") or first.get("username")) or \
-                ConfluenceUser(key=first.get("account-id") or first.get("userkey") or first.get("username") or "",
-                               name=first.get("name") or None)
+            owner = _property_person(declared[0], users) or owner
         participants: list[Participant] = []
         for role, user in (("author", item.author), ("editor", editor), ("owner", owner)):
             if user is not None and user.key:
@@ -143,12 +203,15 @@ def record_from_version(item: ContentVersion, users: UserDirectory, policy: Grou
             "space_key": item.space_key,
             "space_name": item.space_name,
             "ancestors": [{"id": i, "title": t} for i, t in item.ancestors],
+            "children": [{"id": i, "title": t} for i, t in item.children],
+            "body_source": item.body_source or None,
             "parent_id": parent_id,
             "labels": sorted(set(item.labels)),
             "author": item.author.as_field() if item.author else None,
             "last_editor": editor.as_field() if editor else None,
             "owner": owner.as_field() if owner else None,
             "properties": converted.properties,
+            "page_properties": page_properties(converted, users, ignore_property_keys),
             "references": converted.references,
             "includes": converted.includes,
             "mentions": mentions,

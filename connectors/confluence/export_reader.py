@@ -2,7 +2,8 @@
 
 Walks paths in sorted order. A zip holding entities.xml is an XML export, a zip of *.html pages an HTML export;
 .json files are saved REST responses (v1 or v2, single objects, result lists, search hits); entities.xml and
-exported *.html pages are also read unzipped. Every bad file, member or object becomes a RecordFailure.
+exported *.html pages are also read unzipped. A folder of one saved Cloud page (page.v1.json, page.v2.json,
+page.xhtml, page.adf, page.html, ancestors/children/attachments listings) is read as ONE page (page_folder). Every bad file, member or object becomes a RecordFailure.
 """
 
 import json
@@ -17,6 +18,7 @@ from connectors.confluence.content import SOURCE, failure, record_from_version
 from connectors.confluence.groups import GroupPolicy, ReadStats
 from connectors.confluence.html_export import HtmlExportError, page_from_html, page_id_from_name
 from connectors.confluence.identity import UserDirectory
+from connectors.confluence.page_folder import FOLDER_FILES, PageFolderError, in_page_folder, read_page_folder
 from connectors.confluence.rest_json import PayloadError, content_from_json, find_content, space_map, users_in
 from connectors.confluence.tombstones import Tombstone
 from connectors.confluence.xml_export import XmlExport, XmlExportError
@@ -36,6 +38,7 @@ class ExportSettings(BaseModel):
     base_url: str | None = None           # for record URLs when the export has none
     groups: GroupPolicy = GroupPolicy()
     max_file_bytes: int = 2_000_000_000
+    ignore_property_keys: frozenset[str] = frozenset()   # page-properties keys that make no facts (normalised)
 
 
 class ConfluenceExportReader:
@@ -60,22 +63,47 @@ class ConfluenceExportReader:
                 continue
             if str(path) in skip:
                 continue
-            for item in self._read_file(path):
+            if in_page_folder(path):                 # one page saved as several files: read the folder once
+                files = sorted(str(path.parent / n) for n in FOLDER_FILES if (path.parent / n).is_file())
+                items = self._read_folder(path.parent)
+            else:
+                files, items = [str(path)], self._read_file(path)
+            for item in items:
                 if isinstance(item, RecordFailure):
                     self.stats.failures += 1
                     yield item
                 elif window is None or window.contains(item.updated_at):
                     self.stats.records += 1
                     yield item
-            done.append(str(path))
-            skip.add(str(path))
+            for name in files:
+                if name not in skip:
+                    done.append(name)
+                    skip.add(name)
         return FileCheckpoint(has_more=False, files_done=done)
 
     # ------------------------------------------------------------------ files
 
     def _files(self) -> Iterator[Path | RecordFailure]:
         return walk(self.source, self.paths,
-                    keep=lambda name: not name.startswith(".") and Path(name).suffix.lower() not in NOT_CONTENT)
+                    keep=lambda name: not name.startswith(".") and (name in FOLDER_FILES
+                                                                    or Path(name).suffix.lower() not in NOT_CONTENT))
+
+    def _read_folder(self, folder: Path) -> Iterator[Item]:
+        origin = Origin(file=str(folder))
+        try:
+            version, users = read_page_folder(folder, self.settings.base_url)
+        except PageFolderError as exc:
+            yield failure(origin, ErrorClass.parse_error, f"page folder: {exc}",
+                          folder.name if folder.name.isdigit() else None)
+            return
+        except OSError as exc:
+            yield failure(origin, ErrorClass.io_error, f"cannot read page folder: {exc.strerror or exc}")
+            return
+        files = ", ".join(sorted(n for n in FOLDER_FILES if (folder / n).is_file()))
+        for item in self._emit(version, users, origin):
+            if isinstance(item, RecordFailure):
+                item = item.model_copy(update={"reason": f"page folder ({files}): {item.reason}"})
+            yield item
 
     def _read_file(self, path: Path) -> Iterator[Item]:
         origin = Origin(file=str(path))
@@ -141,7 +169,7 @@ class ConfluenceExportReader:
                                              detected_at=version.version_at))
             return
         result = record_from_version(version, users, self.settings.groups, origin, base_url=self.settings.base_url,
-                                     pages=pages)
+                                     pages=pages, ignore_property_keys=self.settings.ignore_property_keys)
         if result is None:
             self.stats.skip_restricted(version.id)
             return

@@ -5,11 +5,13 @@ restrictions); v2 carries ids (authorId, spaceId, parentId, ownerId) that a User
 """
 
 import datetime as dt
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import ConfluenceUser, UserDirectory, user_from_json
+from transforms.adf import is_adf
 
 CONTENT_TYPES = {"page": "page", "blogpost": "blogpost", "blog_post": "blogpost", "comment": "comment"}
 
@@ -124,13 +126,19 @@ def content_from_json(obj: Mapping, users: UserDirectory, spaces: Mapping[str, t
               _results(_get(obj, "metadata", "labels")) or _results(obj.get("labels"))
               if isinstance(label, Mapping) and (label.get("name") or label.get("label"))]
     storage = _get(obj, "body", "storage", "value")
+    adf = None
     text = None
-    if storage is None:
+    body_source = "body.storage" if isinstance(storage, str) else ""
+    if storage is None and _get(obj, "body", "atlas_doc_format", "value") is not None:
+        adf = adf_body(_get(obj, "body", "atlas_doc_format", "value"), "body.atlas_doc_format")
+        body_source = "body.atlas_doc_format"
+    if storage is None and adf is None:
         view = _get(obj, "body", "view", "value") or _get(obj, "body", "export_view", "value")
         if isinstance(view, str):
             from bs4 import BeautifulSoup
 
             text = BeautifulSoup(view, "html.parser").get_text("\n")
+            body_source = "body.view"
     restricted, restriction = restricted_v1(obj)
 
     attachments = []
@@ -165,7 +173,8 @@ def content_from_json(obj: Mapping, users: UserDirectory, spaces: Mapping[str, t
         version=number, version_message=str(version.get("message") or ""), created_at=created_at,
         version_at=version_at, author=author, editor=editor, owner=owner, space_key=space_key,
         space_name=space_name, ancestors=ancestors, labels=labels,
-        storage=storage if isinstance(storage, str) else None, text=text, attachments=attachments,
+        storage=storage if isinstance(storage, str) else None, adf=adf, text=text, body_source=body_source,
+        attachments=attachments,
         restricted=restricted, restriction=restriction, url=url,
         container_id=str(container_id) if container_id else None,
         container_title=container.get("title") if container else None,
@@ -174,6 +183,19 @@ def content_from_json(obj: Mapping, users: UserDirectory, spaces: Mapping[str, t
         inline_selection=str(selection) if selection else None,
         resolved=(str(resolution).lower() == "resolved") if resolution else None,
     )
+
+
+def adf_body(value: Any, where: str) -> dict:
+    """An ADF document from a REST body value (a JSON string, or the object itself); PayloadError if it is not one."""
+    doc = value
+    if isinstance(value, (str, bytes)):
+        try:
+            doc = json.loads(value)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise PayloadError(f"{where} is not JSON: {exc}") from None
+    if not is_adf(doc):
+        raise PayloadError(f"{where} is not an ADF document (expected an object with type 'doc' and a content list)")
+    return doc
 
 
 def find_content(value: Any, path: str = "$") -> Iterator[tuple[str, Mapping]]:

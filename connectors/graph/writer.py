@@ -22,7 +22,7 @@ from connectors.graph.backend import META_LABEL, GraphBackend, as_datetime
 from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig, validate_group_id
 from connectors.graph.embedders import make_embedder
 from connectors.graph.llm.meter import Usage
-from connectors.graph.timeline import SlotEdge, recompute_slot
+from connectors.graph.timeline import SlotEdge, absence_end, recompute_slot
 from connectors.graph.to_graphiti import entity_edge, entity_node, episode_properties, episodic_node, mention_edge
 from transforms.episode import Episode
 from transforms.fact_extractors import episode_facts
@@ -110,6 +110,9 @@ class _Stored(BaseModel):
     episode_created: dict[str, dt.datetime] = Field(default_factory=dict)
     edges: dict[str, dict[str, Any]] = Field(default_factory=dict)
     slot_edges: dict[str, list[SlotEdge]] = Field(default_factory=dict)
+    # slot family -> (valid_at, slots stated) of each stored fact of the family; slot -> its family
+    family_statements: dict[str, list[tuple[dt.datetime | None, frozenset[str]]]] = Field(default_factory=dict)
+    slot_family: dict[str, str] = Field(default_factory=dict)
 
 
 def _name_rank(name: str) -> tuple[bool, str]:
@@ -321,17 +324,34 @@ class GraphWriter:
                            uuids=[f.uuid for f in facts.facts])
             stored.edges = {r["uuid"]: r for r in rows}
         slots = sorted({f.single_valued for f in facts.facts if f.single_valued})
+        families = sorted({str(f.attributes["slot_family"]) for f in facts.facts if f.attributes.get("slot_family")})
+        rows = []
         if slots:
             rows = await q(group_id, "MATCH ()-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.slot IN $slots "
                                      "RETURN e.uuid AS uuid, e.slot AS slot, o.uuid AS object, e.valid_at AS valid_at, "
                                      "e.source_invalid_at AS source_invalid_at, e.invalid_at AS invalid_at, "
                                      "e.expired_at AS expired_at, e.tombstoned_at AS tombstoned_at",
                            g=group_id, slots=slots)
-            for r in rows:
-                stored.slot_edges.setdefault(r["slot"], []).append(SlotEdge(
-                    uuid=r["uuid"], object=r["object"], valid_at=as_datetime(r["valid_at"]),
-                    source_invalid_at=as_datetime(r["source_invalid_at"]), invalid_at=as_datetime(r["invalid_at"]),
-                    expired_at=as_datetime(r["expired_at"]), tombstoned_at=as_datetime(r["tombstoned_at"])))
+        if families:                    # every slot of a touched family: a removed key ends there (timeline)
+            family_rows = await q(group_id, "MATCH ()-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g "
+                                            "AND e.slot_family IN $families "
+                                            "RETURN e.uuid AS uuid, e.slot AS slot, o.uuid AS object, "
+                                            "e.valid_at AS valid_at, e.source_invalid_at AS source_invalid_at, "
+                                            "e.invalid_at AS invalid_at, e.expired_at AS expired_at, "
+                                            "e.tombstoned_at AS tombstoned_at, e.slot_family AS family, "
+                                            "e.family_slots AS family_slots", g=group_id, families=families)
+            seen = {r["uuid"] for r in rows}
+            for r in family_rows:
+                stored.slot_family[r["slot"]] = r["family"]
+                if r["tombstoned_at"] is None:
+                    stored.family_statements.setdefault(r["family"], []).append(
+                        (as_datetime(r["valid_at"]), frozenset(r["family_slots"] or [])))
+            rows = list(rows) + [r for r in family_rows if r["uuid"] not in seen]
+        for r in rows:
+            stored.slot_edges.setdefault(r["slot"], []).append(SlotEdge(
+                uuid=r["uuid"], object=r["object"], valid_at=as_datetime(r["valid_at"]),
+                source_invalid_at=as_datetime(r["source_invalid_at"]), invalid_at=as_datetime(r["invalid_at"]),
+                expired_at=as_datetime(r["expired_at"]), tombstoned_at=as_datetime(r["tombstoned_at"])))
         return stored
 
     async def _write_group(self, group_id: str, episodes: list[Episode], facts: FactSet,
@@ -364,6 +384,7 @@ class GraphWriter:
         for slot, edges in stored.slot_edges.items():
             for edge in edges:
                 by_slot[slot][edge.uuid] = edge
+        statements = {family: list(told) for family, told in stored.family_statements.items()}
         for uuid_, (fact, _, valid_at, _) in merged.items():
             if not fact.single_valued:
                 continue
@@ -371,6 +392,16 @@ class GraphWriter:
             by_slot[fact.single_valued][uuid_] = SlotEdge(
                 uuid=uuid_, object=fact.object, valid_at=valid_at, source_invalid_at=fact.invalid_at,
                 invalid_at=before.invalid_at if before else None, expired_at=before.expired_at if before else None)
+            family = fact.attributes.get("slot_family")
+            if family:
+                stored.slot_family[fact.single_valued] = str(family)
+                statements.setdefault(str(family), []).append((valid_at, frozenset(fact.attributes.get("family_slots")
+                                                                                    or [])))
+        for slot, family in stored.slot_family.items():          # a row a later version removed ends there
+            for uuid_, edge in list(by_slot.get(slot, {}).items()):
+                gone = absence_end(slot, edge.valid_at, statements.get(family, []))
+                if gone is not None:
+                    by_slot[slot][uuid_] = edge.model_copy(update={"removed_at": gone})
         for slot, edges in by_slot.items():
             for uuid_, new in recompute_slot(list(edges.values()), now).items():
                 edge = edges[uuid_]

@@ -32,7 +32,9 @@ def test_lists_keep_every_item_and_nesting():
 def test_panels_are_labelled():
     text = storage_to_text((CORPUS / "panels" / "page.xhtml").read_text()).text
     assert "[Info] This is an info panel." in text
-    assert "[Warning] This is an error panel." in text
+    assert "[Error] This is an error panel." in text                 # named as Confluence Cloud and ADF name them
+    assert "[Note] This is a note panel." in text and "[Warning] This is a warning panel." in text
+    assert "[Success] This is a success panel." in text
 
 
 def test_code_tables_links_and_attachments_survive():
@@ -60,7 +62,7 @@ def test_a_fragment_with_unbound_prefixes_entities_macros_and_mentions():
     assert "## Plan\u00a0\u2014 v2".replace("\u00a0", " ") in result.text
     assert "| Owner | @Dana Whitfield |" in result.text
     assert "x < 1 && y" in result.text
-    assert "site <https://example.org/x>" in result.text
+    assert "site (https://example.org/x)" in result.text
     assert "kept words" in result.text and "hidden" not in result.text
     assert "[DONE]" in result.text and "odd" in result.text
     assert result.references == ["confluence:title:ACME:Runbook", "attachment:name:a.pdf", "confluence:page:42"]
