@@ -1,17 +1,19 @@
 """Token recall: how much of a source's own text reaches an episode. The check behind "nothing lost".
 
-Tokens are Unicode word runs (so Korean and English count alike), compared case-folded as multisets: a word the
-source says three times must appear three times. Punctuation and markup are not content and are not counted.
+Tokens are runs of Unicode letters and digits after NFKC (so Korean and English count alike), compared case-folded
+as multisets: a word the source says three times must appear three times. Punctuation, underscores and markup are not
+content and are not counted. Extra words in the content (a title, field lines) cost nothing.
 """
 
 import re
+import unicodedata
 from collections import Counter
 
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+_TOKEN = re.compile(r"[^\W_]+")
 
 
 def tokens(text: str) -> Counter[str]:
-    return Counter(t.casefold() for t in _TOKEN.findall(text or ""))
+    return Counter(_TOKEN.findall(unicodedata.normalize("NFKC", text or "").casefold()))
 
 
 def token_recall(source: str, content: str) -> float:

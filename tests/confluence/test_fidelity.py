@@ -16,7 +16,7 @@ from bs4 import BeautifulSoup
 from connectors.confluence import ConfluenceExportReader
 from connectors.confluence.rest_json import find_content
 from connectors.contract import split
-from tests.confluence.corpus import corpus_dir
+from tests.corpus import corpus_dir
 from transforms.adf import _walk
 from transforms.build import record_text
 from transforms.confluence_storage import _local, parse_storage, storage_to_text

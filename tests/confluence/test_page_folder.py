@@ -8,7 +8,7 @@ import pytest
 from connectors.confluence import ConfluenceExportReader
 from connectors.contract import split
 from connectors.records import ErrorClass
-from tests.confluence.corpus import corpus_dir
+from tests.corpus import corpus_dir
 from tests.confluence.storage_adf_pair import ADF, STORAGE, TEXT
 
 

@@ -116,7 +116,7 @@ def test_given_the_same_details_as_adf_then_the_same_rows():
 
 
 def test_given_a_page_folder_with_children_then_each_child_is_part_of_the_page():
-    from tests.confluence.corpus import corpus_dir
+    from tests.corpus import corpus_dir
 
     (page,), _ = split(ConfluenceExportReader([corpus_dir("confluence", "querypie_cloud") / "544211126"]).read())
     episode = make_episode(page, page.body, "ko", "status_update", 0.9, [], EpisodeSettings(group_id="g"))

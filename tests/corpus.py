@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 
 
 def corpus_dir(*parts: str) -> Path:
     path = CORPUS.joinpath(*parts)
-    if not path.is_dir():
+    if not path.exists():
         message = f"shared corpus folder {path} is missing"
         if os.environ.get("GRAPHFEED_REQUIRE_CORPUS") == "1":
             pytest.fail(message)
