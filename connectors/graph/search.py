@@ -94,19 +94,20 @@ async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.date
     text = _fulltext(query, group_id, driver)
     vector = steps.edge_vector_exact if exact else steps.edge_vector
 
-    async def graph_step() -> list[Edge]:
+    async def graph_step() -> tuple[list[str], list[Edge]]:
         origins = fuse(await steps.step("entities", steps.entity_origins(text, vec, ORIGINS, exact)))[:ORIGINS]
-        return await steps.step("graph", steps.around(origins, vec, pool, moment))
+        return origins, await steps.step("graph", steps.around(origins, vec, pool, moment))
 
-    lists = await asyncio.gather(steps.step("vector", vector(vec, pool, moment)),
-                                 steps.step("fulltext", steps.edge_fulltext(text, pool, moment)), graph_step())
+    found_vector, found_text, (origins, found_near) = await asyncio.gather(
+        steps.step("vector", vector(vec, pool, moment)), steps.step("fulltext", steps.edge_fulltext(text, pool, moment)),
+        graph_step())
+    lists = [found_vector, found_text, found_near]
     by_uuid = {e.uuid: e for found in lists for e in found}
-    ranked = [by_uuid[u] for u in fuse([[e.uuid for e in found] for found in lists])]
+    ranked = _prefer(query, origins[:1], [by_uuid[u] for u in fuse([[e.uuid for e in found] for found in lists])])
     if moment is not None:
-        edges = _prefer_relation([e for e in ranked if _holds(e, moment)], query)
+        edges = [e for e in ranked if _holds(e, moment)]
     else:
         now = writer.clock()
-        ranked = _prefer_relation(ranked, query)
         edges = [e for e in ranked if _holds(e, now)] + [e for e in ranked if not _holds(e, now)]
     return FactHits(await _to_hits(steps, edges[:limit]), steps.degraded)
 
@@ -152,8 +153,13 @@ def _stem(word: str) -> str:
     return word
 
 
-def _prefer_relation(edges: list[Any], query: str) -> list[Any]:
-    return [e for e in edges if names_relation(e, query)] + [e for e in edges if not names_relation(e, query)]
+def _prefer(query: str, centers: list[str], edges: list[Any]) -> list[Any]:
+    """Facts whose relation the question names first, and among those the facts of the entity it names best (the
+    first graph-step origin: graphiti's node-distance idea at distance 0); the fused order otherwise."""
+    def key(edge: Any) -> tuple[bool, bool]:
+        touches = edge.source_node_uuid in centers or edge.target_node_uuid in centers
+        return not names_relation(edge, query), not touches
+    return sorted(edges, key=key)
 
 
 def _holds(edge: Any, moment: dt.datetime) -> bool:

@@ -112,27 +112,42 @@ class SearchSteps:
 
     async def _widening(self, call: str, order: str, pool: int, moment: dt.datetime | None,
                         **params: Any) -> list[Edge]:
-        """Top-k from an index call, k widened (bounded) until `pool` edges of the group hold at `moment`."""
+        """Top-k from an index call, k widened (bounded) until `pool` edges of the group hold at `moment`.
+
+        Widening also covers FalkorDB 4.16's vector index, which counts superseded versions of an updated
+        embedding towards k (it answered k/2 for edges set twice, 0 of 5 for entities updated often).
+        """
         holds = HOLDS if moment is not None else "true"
         cypher = (f"{call} WITH e, score, startNode(e) AS s, endNode(e) AS o "
                   f"RETURN {EDGE_COLUMNS}, ({self._group('e')} AND {holds}) AS keep ORDER BY score {order}")
         extra = {"at": self.at(moment)} if moment is not None else {}
-        k = pool
+        rows = await self._widen(cypher, pool, lambda r: r["keep"], g=self.group_id, **extra, **params)
+        return None if rows is None else [Edge.from_row(r) for r in rows]
+
+    async def _widen(self, cypher: str, want: int, keep: Any, **params: Any) -> list[dict[str, Any]] | None:
+        """Ask an index call ($k) for more until `want` rows pass `keep` or the answer stops growing; None when
+        MAX_POOL is reached first (a small group in a large Neo4j database, a date few facts hold at)."""
+        k, seen = max(want, 10) * 2, -1
         while True:
-            rows = await self.rows(cypher, k=k, g=self.group_id, **extra, **params)
-            kept = [Edge.from_row(r) for r in rows if r["keep"]]
-            if len(kept) >= pool or len(rows) < k or k >= MAX_POOL:
-                return kept[:pool]
-            k = min(k * 4, MAX_POOL)
+            rows = await self.rows(cypher, k=k, **params)
+            kept = [r for r in rows if keep(r)]
+            if len(kept) >= want or len(rows) <= seen:
+                return kept[:want]
+            if k >= MAX_POOL:
+                return None
+            seen, k = len(rows), min(k * 4, MAX_POOL)
 
     async def edge_vector(self, vec: list[float], pool: int, moment: dt.datetime | None) -> list[Edge]:
+        """Index top-k; past MAX_POOL the group's own edges are scanned instead (under the same timeout)."""
         if self.neo4j:
             call = (f"CALL db.index.vector.queryRelationships('{neo4j_vector_index('fact_embedding', len(vec))}', "
                     "$k, $vec) YIELD relationship AS e, score")
-            return await self._widening(call, "DESC", pool, moment, vec=vec)
-        call = ("CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($vec)) "
-                "YIELD relationship AS e, score")
-        return await self._widening(call, "ASC", pool, moment, vec=vec)
+            found = await self._widening(call, "DESC", pool, moment, vec=vec)
+        else:
+            call = ("CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($vec)) "
+                    "YIELD relationship AS e, score")
+            found = await self._widening(call, "ASC", pool, moment, vec=vec)
+        return await self.edge_vector_exact(vec, pool, moment) if found is None else found
 
     async def edge_vector_exact(self, vec: list[float], pool: int, moment: dt.datetime | None) -> list[Edge]:
         """The brute-force scan graphiti does (every embedding compared): the reference the index must match."""
@@ -151,7 +166,8 @@ class SearchSteps:
         if self.neo4j:
             call = (f"CALL db.index.fulltext.queryRelationships('{NEO4J_EDGE_FULLTEXT}', $q, {{limit: $k}}) "
                     "YIELD relationship AS e, score")
-            return await self._widening(call, "DESC", pool, moment, q=text)
+            found = await self._widening(call, "DESC", pool, moment, q=text)
+            return found or []        # the Lucene query filters the group: past MAX_POOL, what was found is the answer
         holds = HOLDS if moment is not None else "true"
         extra = {"at": self.at(moment)} if moment is not None else {}
         rows = await self.rows(
@@ -179,15 +195,19 @@ class SearchSteps:
         if exact:
             cypher = (f"MATCH (node:Entity) WHERE {self._group('node')} WITH node, {cosine} AS score "
                       f"ORDER BY score {order} LIMIT $k RETURN node.uuid AS uuid")
-        elif self.neo4j:
-            cypher = (f"CALL db.index.vector.queryNodes('{neo4j_vector_index('name_embedding', len(vec))}', $wide, "
-                      "$vec) YIELD node, score WITH node, score WHERE node.group_id = $g "
-                      "RETURN node.uuid AS uuid ORDER BY score DESC LIMIT $k")
+            lists.append([r["uuid"] for r in await self.rows(cypher, vec=vec, k=count, g=self.group_id)])
+            return lists
+        if self.neo4j:
+            cypher = (f"CALL db.index.vector.queryNodes('{neo4j_vector_index('name_embedding', len(vec))}', $k, "
+                      "$vec) YIELD node, score RETURN node.uuid AS uuid, node.group_id = $g AS keep "
+                      "ORDER BY score DESC")
         else:
             cypher = ("CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($vec)) YIELD node, score "
-                      "RETURN node.uuid AS uuid ORDER BY score ASC")
-        lists.append([r["uuid"] for r in await self.rows(cypher, vec=vec, k=count, wide=count * 20,
-                                                         g=self.group_id)])
+                      "RETURN node.uuid AS uuid, true AS keep ORDER BY score ASC")
+        found = await self._widen(cypher, count, lambda r: r["keep"], vec=vec, g=self.group_id)
+        if found is None:
+            return lists + await self.entity_origins("", vec, count, exact=True)
+        lists.append([r["uuid"] for r in found])
         return lists
 
     async def around(self, origins: list[str], vec: list[float], pool: int,
