@@ -125,8 +125,9 @@ class SearchSteps:
         return None if rows is None else [Edge.from_row(r) for r in rows]
 
     async def _widen(self, cypher: str, want: int, keep: Any, **params: Any) -> list[dict[str, Any]] | None:
-        """Ask an index call ($k) for more until `want` rows pass `keep` or the answer stops growing; None when
-        MAX_POOL is reached first (a small group in a large Neo4j database, a date few facts hold at)."""
+        """Ask an index call ($k) for more until `want` rows pass `keep` or the answer stops growing; the next k is
+        sized from the share that passed. None when MAX_POOL is reached with too few (a small group in a large Neo4j
+        database, a date few facts hold at): the caller scans the group instead."""
         k, seen = max(want, 10) * 2, -1
         while True:
             rows = await self.rows(cypher, k=k, **params)
@@ -134,8 +135,9 @@ class SearchSteps:
             if len(kept) >= want or len(rows) <= seen:
                 return kept[:want]
             if k >= MAX_POOL:
-                return None
-            seen, k = len(rows), min(k * 4, MAX_POOL)
+                return kept if len(kept) >= max(want // 5, 1) else None
+            share = max(len(kept), 1) / max(len(rows), 1)
+            seen, k = len(rows), min(max(k * 2, int(want / share * 1.5)), MAX_POOL)
 
     async def edge_vector(self, vec: list[float], pool: int, moment: dt.datetime | None) -> list[Edge]:
         """Index top-k; past MAX_POOL the group's own edges are scanned instead (under the same timeout)."""
