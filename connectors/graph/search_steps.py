@@ -15,7 +15,7 @@ from connectors.graph.search_indexes import NEO4J_EDGE_FULLTEXT, NEO4J_NODE_FULL
 # Edges a graph step may scan around its origins (hubs hold thousands of facts: the cap bounds the step).
 LOCAL_SCAN = 3000
 # Widening the index pool for as-of searches stops here (the index answers top-k; older facts sit further down).
-MAX_POOL = 3200
+MAX_POOL = 1000
 
 EDGE_COLUMNS = ("e.uuid AS uuid, e.fact AS fact, e.name AS name, s.uuid AS source_node_uuid, s.name AS subject, "
                 "o.uuid AS target_node_uuid, o.name AS object, e.valid_at AS valid_at, e.invalid_at AS invalid_at, "
