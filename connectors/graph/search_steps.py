@@ -15,7 +15,7 @@ from connectors.graph.search_indexes import NEO4J_EDGE_FULLTEXT, NEO4J_NODE_FULL
 # Edges a graph step may scan around its origins (hubs hold thousands of facts: the cap bounds the step).
 LOCAL_SCAN = 3000
 # Widening the index pool for as-of searches stops here (the index answers top-k; older facts sit further down).
-MAX_POOL = 1000
+MAX_POOL = 400
 
 EDGE_COLUMNS = ("e.uuid AS uuid, e.fact AS fact, e.name AS name, s.uuid AS source_node_uuid, s.name AS subject, "
                 "o.uuid AS target_node_uuid, o.name AS object, e.valid_at AS valid_at, e.invalid_at AS invalid_at, "
@@ -126,8 +126,8 @@ class SearchSteps:
 
     async def _widen(self, cypher: str, want: int, keep: Any, **params: Any) -> list[dict[str, Any]] | None:
         """Ask an index call ($k) for more until `want` rows pass `keep` or the answer stops growing; the next k is
-        sized from the share that passed. None when MAX_POOL is reached with too few (a small group in a large Neo4j
-        database, a date few facts hold at): the caller scans the group instead."""
+        sized from the share that passed. On Neo4j None when MAX_POOL is reached with too few (a small group in a large
+        database): the caller scans the group instead."""
         k, seen = max(want, 10) * 2, -1
         while True:
             rows = await self.rows(cypher, k=k, **params)
@@ -135,12 +135,13 @@ class SearchSteps:
             if len(kept) >= want or len(rows) <= seen:
                 return kept[:want]
             if k >= MAX_POOL:
-                return kept if len(kept) >= max(want // 5, 1) else None
+                return kept if len(kept) >= max(want // 5, 1) or not self.neo4j else None
             share = max(len(kept), 1) / max(len(rows), 1)
             seen, k = len(rows), min(max(k * 2, int(want / share * 1.5)), MAX_POOL)
 
     async def edge_vector(self, vec: list[float], pool: int, moment: dt.datetime | None) -> list[Edge]:
-        """Index top-k; past MAX_POOL the group's own edges are scanned instead (under the same timeout)."""
+        """Index top-k. On Neo4j (one index over every group) past MAX_POOL with too few of the group's edges, the
+        group's own edges are scanned instead, under the same timeout; on FalkorDB the graph is the group."""
         if self.neo4j:
             call = (f"CALL db.index.vector.queryRelationships('{neo4j_vector_index('fact_embedding', len(vec))}', "
                     "$k, $vec) YIELD relationship AS e, score")
