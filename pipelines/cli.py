@@ -177,9 +177,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         for hit in hits:
             print(json.dumps(hit.model_dump(mode="json"), ensure_ascii=False))
+        if getattr(hits, "degraded", None):        # a step timed out: the answer may be incomplete
+            print(json.dumps({"degraded": hits.degraded}))
         return EXIT_OK
     when = f"as of {args.as_of}" if args.as_of else "now first, then history"
     print(f"{len(hits)} facts for {args.query!r} in group {args.group} ({when}):")
+    if getattr(hits, "degraded", None):
+        print(f"(incomplete: {'; '.join(hits.degraded)})")
     for hit in hits:
         valid = hit.valid_at.date().isoformat() if hit.valid_at else "?"
         invalid = hit.invalid_at.date().isoformat() if hit.invalid_at else "now"

@@ -136,6 +136,7 @@ class GraphResource(dg.ConfigurableResource):
     embedding_dim: int = 384
     domain_orgs: dict[str, str] = {}
     extraction: dict[str, str] = {}             # source -> structured | llm | both (GRAPHFEED_EXTRACTION)
+    search_timeout_ms: int = 5000               # per search query, server-side (GRAPHFEED_SEARCH_TIMEOUT_MS)
 
     def graph_config(self, home: Path):
         from connectors.graph.config import GraphConfig
@@ -149,7 +150,7 @@ class GraphResource(dg.ConfigurableResource):
             embedder=self.embedder,
             embedder_model="all-MiniLM-L6-v2" if self.embedder == "minilm-local" else self.embedder_model,
             embedder_base_url=self.embedder_base_url, embedder_api_key=_plain(self.embedder_api_key),
-            embedding_dim=self.embedding_dim, domain_orgs=self.domain_orgs,
+            embedding_dim=self.embedding_dim, domain_orgs=self.domain_orgs, search_timeout_ms=self.search_timeout_ms,
         )
 
     def writer(self, home: Path):
@@ -208,6 +209,7 @@ def graph_resources() -> dict[str, dg.ConfigurableResource]:
             domain_orgs=_key_values(os.environ.get(
                 "GRAPHFEED_DOMAIN_ORGS", "northwind.example=Northwind Analytics,acme.example=Acme Corp")),
             extraction=_key_values(os.environ.get("GRAPHFEED_EXTRACTION", "")),
+            search_timeout_ms=settings.env_int("GRAPHFEED_SEARCH_TIMEOUT_MS", 5000),
         ),
         "ledger": LedgerResource(url=dg.EnvVar("GRAPHFEED_LEDGER_URL") if os.environ.get("GRAPHFEED_LEDGER_URL") else None),
         "ingest_config": IngestConfig(

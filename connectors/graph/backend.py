@@ -2,7 +2,7 @@
 
 On FalkorDB a group id is its own graph, so there is one FalkorDriver(database=group_id) per group, prepared once:
 graphiti's indexes are built, then the datetime range indexes are dropped (FalkorDB ignores the upper bound of `<`/`<=`
-on indexed strings, which breaks as-of filters; notes/graphiti.md §7.2).
+on indexed strings, which breaks as-of filters; notes/graphiti.md §7.2), and search's vector indexes are created.
 """
 
 import asyncio
@@ -18,6 +18,7 @@ from graphiti_core.helpers import parse_db_date  # noqa: E402
 
 from connectors.graph.config import ConfigError, GraphConfig, validate_group_id  # noqa: E402
 from connectors.graph.embedded_falkor import EmbeddedFalkor  # noqa: E402
+from connectors.graph.search_indexes import ensure_vector_indexes  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class GraphBackend:
                                       database=self.config.neo4j_database)
             await self._await_init(self._neo4j)
             await self._neo4j.build_indices_and_constraints()
-            await self._neo4j.execute_query("CALL db.awaitIndexes(120)")
+            await ensure_vector_indexes(self._neo4j, "", self.config.embedding_dim)
         else:  # pragma: no cover - pydantic Literal guards this
             raise ConfigError(f"unknown graph backend {backend!r}")
 
@@ -149,8 +150,15 @@ class GraphBackend:
             await self._await_init(driver)
             await driver.build_indices_and_constraints()
             await drop_falkor_datetime_indexes(driver, group_id)
+            await ensure_vector_indexes(driver, group_id, await self._recorded_dim(group_id))
             self._drivers[group_id] = driver
             return driver
+
+    async def _recorded_dim(self, group_id: str) -> int:
+        """The dimension the embedder guard recorded for the group's graph; the configured one for a new group."""
+        rows = await self._falkor_client.select_graph(group_id).ro_query(
+            f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN m.embedding_dim", {"g": group_id})
+        return int(rows.result_set[0][0]) if rows.result_set else int(self.config.embedding_dim)
 
     async def query(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
         """Run one parameterised query, rows as dicts, on the group's graph."""

@@ -47,6 +47,9 @@ class GraphConfig(BaseModel):
     # Per source: "structured" (system-of-record fields), "llm" (Graphiti add_episode), "both".
     extraction: dict[str, Literal["structured", "llm", "both"]] = Field(default_factory=dict)
     embedded_start_timeout: float = 20.0
+    # Server-side timeout of each search query (FalkorDB TIMEOUT, Neo4j transaction timeout): a slower step is
+    # dropped and reported as degraded instead of holding the database.
+    search_timeout_ms: int = Field(default=5000, ge=1)
     # The LLM endpoint, limits, prices, budgets and review queue; None/no base_url = no LLM anywhere.
     llm: LLMSettings | None = None
 

@@ -1,22 +1,32 @@
-"""Fact search through Graphiti's own hybrid search (BM25 + cosine + BFS, RRF), with bi-temporal as-of filtering.
+"""Fact search: vector and full-text indexes, a bounded graph step, reciprocal-rank fusion, bi-temporal filter.
 
-as_of=d keeps facts valid at d (valid_at <= d and (invalid_at is null or invalid_at > d)); without as_of the facts true
-now come first, then history. Each hit names its source episode(s) so an answer can be traced to the record.
+as_of=d keeps facts valid at d (valid_at <= d and (invalid_at is null or invalid_at > d)), pushed into every query;
+without as_of the facts true now come first, then history. Each hit names its source episode(s) so an answer can be
+traced to the record. Candidates come from index calls (top-k), never from a scan of every embedding: graphiti's own
+search_ compares the question with every fact and its BFS can run unbounded from hub entities (issue 13). A step that
+times out (server-side timeout on every query) is dropped and named in `FactHits.degraded`.
 """
 
+import asyncio
 import datetime as dt
 from typing import Any
 
+from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.search.search_config import EdgeReranker, EdgeSearchConfig, EdgeSearchMethod, SearchConfig
 from graphiti_core.search.search_filters import ComparisonOperator, DateFilter, SearchFilters
+from graphiti_core.search.search_utils import fulltext_query
 from pydantic import BaseModel, Field
 
 from connectors.graph.backend import as_datetime
 from connectors.graph.config import validate_group_id
+from connectors.graph.search_steps import Edge, SearchSteps
 from connectors.records import as_utc
 
 # History can outrank current facts in RRF; fetch more candidates than asked so "current first" has material.
 CANDIDATE_FACTOR = 3
+# Entities the graph step starts from (the best name matches), and graphiti's RRF rank constant.
+ORIGINS = 3
+RRF_RANK_CONST = 1
 
 
 class EpisodeRef(BaseModel):
@@ -43,7 +53,8 @@ class FactHit(BaseModel):
 
 
 def search_config(limit: int) -> SearchConfig:
-    """Our own config object per call: Graphiti.search mutates its shared recipe's limit (notes §7.8)."""
+    """graphiti's search_ as graphfeed called it before issue 13 (BM25 + cosine + BFS, RRF): bench/search_bench.py's
+    baseline. Our own config object per call: Graphiti.search mutates its shared recipe's limit (notes §7.8)."""
     return SearchConfig(edge_config=EdgeSearchConfig(
         search_methods=[EdgeSearchMethod.bm25, EdgeSearchMethod.cosine_similarity, EdgeSearchMethod.bfs],
         reranker=EdgeReranker.rrf), limit=limit)
@@ -55,31 +66,66 @@ def candidates(limit: int) -> int:
 
 
 def as_of_filter(moment: dt.datetime) -> SearchFilters:
-    """Outer lists are OR, inner lists AND (graphiti SearchFilters)."""
+    """The baseline's as-of filter. Outer lists are OR, inner lists AND (graphiti SearchFilters)."""
     return SearchFilters(
         valid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.less_than_equal)]],
         invalid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.greater_than)],
                     [DateFilter(comparison_operator=ComparisonOperator.is_null)]])
 
 
+class FactHits(list):
+    """The hits, best first, plus the steps that timed out or failed (empty when the answer is complete)."""
+
+    def __init__(self, hits: Any = (), degraded: list[str] | None = None):
+        super().__init__(hits)
+        self.degraded: list[str] = list(degraded or [])
+
+
 async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                       limit: int = 10) -> list[FactHit]:
+                       limit: int = 10, exact: bool = False) -> FactHits:
+    """exact=True replaces the vector index calls by a scan of every embedding (the reference for tests)."""
     validate_group_id(group_id)
-    graphiti = await writer.graphiti(group_id)
+    await writer.check_embedder(group_id)           # vectors of another model cannot be compared
     driver = await writer.backend.driver(group_id)
-    if as_of is not None:
-        moment = as_utc(as_of)
-        results = await graphiti.search_(query, config=search_config(candidates(limit)), group_ids=[group_id],
-                                         search_filter=as_of_filter(moment), driver=driver)
-        edges = _prefer_relation([e for e in results.edges if _holds(e, moment)], query)   # holds: index quirks
+    steps = SearchSteps(driver, group_id, writer.config.search_timeout_ms)
+    moment = as_utc(as_of) if as_of is not None else None
+    vec = list(await writer.embedder.create(query))
+    pool = candidates(limit)
+    text = _fulltext(query, group_id, driver)
+    vector = steps.edge_vector_exact if exact else steps.edge_vector
+
+    async def graph_step() -> tuple[list[str], list[Edge]]:
+        origins = fuse(await steps.step("entities", steps.entity_origins(text, vec, ORIGINS, exact)))[:ORIGINS]
+        return origins, await steps.step("graph", steps.around(origins, vec, pool, moment))
+
+    found_vector, found_text, (origins, found_near) = await asyncio.gather(
+        steps.step("vector", vector(vec, pool, moment)), steps.step("fulltext", steps.edge_fulltext(text, pool, moment)),
+        graph_step())
+    lists = [found_vector, found_text, found_near]
+    by_uuid = {e.uuid: e for found in lists for e in found}
+    ranked = _prefer(query, origins[:1], [by_uuid[u] for u in fuse([[e.uuid for e in found] for found in lists])])
+    if moment is not None:
+        edges = [e for e in ranked if _holds(e, moment)]
     else:
         now = writer.clock()
-        results = await graphiti.search_(query, config=search_config(candidates(limit)), group_ids=[group_id],
-                                         driver=driver)
-        ranked = _prefer_relation(list(results.edges), query)
         edges = [e for e in ranked if _holds(e, now)] + [e for e in ranked if not _holds(e, now)]
-    edges = edges[:limit]
-    return await _to_hits(writer, group_id, edges)
+    return FactHits(await _to_hits(steps, edges[:limit]), steps.degraded)
+
+
+def fuse(ranked_lists: list[list[str]]) -> list[str]:
+    """Reciprocal-rank fusion as graphiti's rrf (1 / (rank + 1)); ties keep first-seen order."""
+    scores: dict[str, float] = {}
+    for ranked in ranked_lists:
+        for i, uuid in enumerate(dict.fromkeys(ranked)):
+            scores[uuid] = scores.get(uuid, 0.0) + 1.0 / (i + RRF_RANK_CONST)
+    return sorted(scores, key=lambda u: -scores[u])
+
+
+def _fulltext(query: str, group_id: str, driver: Any) -> str:
+    """graphiti's own query builders: RediSearch terms OR-ed (no group filter: the graph is the group) / Lucene."""
+    if driver.provider == GraphProvider.NEO4J:
+        return fulltext_query(query, [group_id], driver)
+    return driver.build_fulltext_query(query, None).strip()
 
 
 _STOP = {"has", "is", "in", "on", "of", "to", "by", "the", "a", "at", "for"}
@@ -107,8 +153,13 @@ def _stem(word: str) -> str:
     return word
 
 
-def _prefer_relation(edges: list[Any], query: str) -> list[Any]:
-    return [e for e in edges if names_relation(e, query)] + [e for e in edges if not names_relation(e, query)]
+def _prefer(query: str, centers: list[str], edges: list[Any]) -> list[Any]:
+    """Facts whose relation the question names first, and among those the facts of the entity it names best (the
+    first graph-step origin: graphiti's node-distance idea at distance 0); the fused order otherwise."""
+    def key(edge: Any) -> tuple[bool, bool]:
+        touches = edge.source_node_uuid in centers or edge.target_node_uuid in centers
+        return not names_relation(edge, query), not touches
+    return sorted(edges, key=key)
 
 
 def _holds(edge: Any, moment: dt.datetime) -> bool:
@@ -116,23 +167,14 @@ def _holds(edge: Any, moment: dt.datetime) -> bool:
     return (valid_at is None or valid_at <= moment) and (invalid_at is None or invalid_at > moment)
 
 
-async def _to_hits(writer: Any, group_id: str, edges: list[Any]) -> list[FactHit]:
+async def _to_hits(steps: SearchSteps, edges: list[Edge]) -> list[FactHit]:
     if not edges:
         return []
-    episode_ids = sorted({ep for e in edges for ep in (e.episodes or [])})
-    node_ids = sorted({u for e in edges for u in (e.source_node_uuid, e.target_node_uuid)})
-    episodes: dict[str, EpisodeRef] = {}
-    if episode_ids:
-        rows = await writer.backend.query(
-            group_id, "MATCH (n:Episodic) WHERE n.uuid IN $uuids RETURN n.uuid AS uuid, n.name AS name, "
-                      "n.source_system AS source, n.source_description AS source_description", uuids=episode_ids)
-        episodes = {r["uuid"]: EpisodeRef(**r) for r in rows}
-    rows = await writer.backend.query(group_id, "MATCH (n:Entity) WHERE n.uuid IN $uuids RETURN n.uuid AS uuid, "
-                                                "n.name AS name", uuids=node_ids)
-    names = {r["uuid"]: r["name"] for r in rows}
-    return [FactHit(uuid=e.uuid, fact=e.fact, name=e.name, subject=names.get(e.source_node_uuid),
-                    object=names.get(e.target_node_uuid), valid_at=as_datetime(e.valid_at),
-                    invalid_at=as_datetime(e.invalid_at), created_at=as_datetime(e.created_at),
-                    expired_at=as_datetime(e.expired_at),
-                    episodes=[episodes.get(ep) or EpisodeRef(uuid=ep, name="") for ep in (e.episodes or [])])
+    episode_ids = sorted({ep for e in edges for ep in e.episodes})
+    rows = await steps.step("episodes", steps.episode_refs(episode_ids)) if episode_ids else []
+    episodes = {r["uuid"]: EpisodeRef(**r) for r in rows}
+    return [FactHit(uuid=e.uuid, fact=e.fact, name=e.name, subject=e.subject, object=e.object,
+                    valid_at=as_datetime(e.valid_at), invalid_at=as_datetime(e.invalid_at),
+                    created_at=as_datetime(e.created_at), expired_at=as_datetime(e.expired_at),
+                    episodes=[episodes.get(ep) or EpisodeRef(uuid=ep, name="") for ep in e.episodes])
             for e in edges]

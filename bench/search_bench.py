@@ -1,0 +1,165 @@
+"""Search latency at 10k and 100k facts: graphfeed's indexed search against graphiti's search_ as graphfeed called
+it before issue 13 (BM25 + brute-force cosine + BFS, RRF), on the same synthetic graph, per backend.
+
+usage: python bench/search_bench.py [--sizes 10000,100000] [--backends falkordb-embedded,neo4j] [--queries 50]
+                                    [--baseline-queries 10] [--baseline-timeout 10]
+Each graph is written once per run (bench/synthetic_graph.py: hubs, history, random MiniLM-dimension vectors) and
+reused by both searches. 50 questions now + 50 as of a date (the query embedding is inside the timing for both).
+graphiti's search_ runs under a server-side default timeout (FalkorDB TIMEOUT_DEFAULT, Neo4j db.transaction.timeout)
+so its unbounded BFS cannot hold the database; a query cut off there counts at the timeout. Prints p50/p95/max,
+the ratio, degraded answers, which targets are met (p50 < 100 ms, p95 < 200 ms, max < 1 s at 100k) and machine load.
+"""
+
+import argparse
+import asyncio
+import datetime as dt
+import logging
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.synthetic_graph import SPAN_DAYS, START, write_synthetic  # noqa: E402
+from connectors.graph.config import GraphConfig  # noqa: E402
+from connectors.graph.search import as_of_filter, candidates, search_config  # noqa: E402
+from connectors.graph.writer import GraphWriter  # noqa: E402
+
+LIMIT = 10
+TARGETS = {"p50": 100.0, "p95": 200.0, "max": 1000.0}
+
+
+def stats(ms: list[float]) -> dict[str, float]:
+    ordered = sorted(ms)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return {"p50": statistics.median(ordered), "p95": p95, "max": ordered[-1], "n": len(ordered)}
+
+
+def show(label: str, s: dict[str, float], extra: str = "") -> None:
+    print(f"  {label:<34} n={s['n']:<3} p50 {s['p50']:8.1f} ms  p95 {s['p95']:8.1f} ms  max {s['max']:8.1f} ms{extra}")
+
+
+def moments(n: int, seed: int = 3) -> list[dt.datetime]:
+    rng = random.Random(seed)
+    return [START + dt.timedelta(days=rng.randrange(30, SPAN_DAYS)) for _ in range(n)]
+
+
+async def limit_baseline(writer: GraphWriter, group_id: str, seconds: int) -> None:
+    """FalkorDB: a server-side default timeout for queries that set none (graphiti's). The test Neo4j (embedded
+    DBMS) has no dbms.setConfigValue: there the baseline is cut off client-side (the server query may run on)."""
+    if writer.config.backend != "neo4j":
+        await writer.backend._falkor_client.config_set("TIMEOUT_DEFAULT", seconds * 1000)
+
+
+async def graphfeed(writer: GraphWriter, group_id: str, questions: list[str], at: list[dt.datetime | None]):
+    ms, degraded = [], 0
+    for question, moment in zip(questions, at):
+        t = time.perf_counter()
+        hits = await writer.search(question, group_id=group_id, as_of=moment, limit=LIMIT)
+        ms.append((time.perf_counter() - t) * 1000)
+        degraded += bool(hits.degraded)
+    return ms, degraded
+
+
+async def baseline(writer: GraphWriter, group_id: str, questions: list[str], at: list[dt.datetime | None],
+                   timeout_s: int):
+    graphiti = await writer.graphiti(group_id)
+    driver = await writer.backend.driver(group_id)
+    ms, cut = [], 0
+    for question, moment in zip(questions, at):
+        t = time.perf_counter()
+        try:
+            await asyncio.wait_for(graphiti.search_(
+                question, config=search_config(candidates(LIMIT)), group_ids=[group_id],
+                search_filter=as_of_filter(moment) if moment else None, driver=driver), timeout_s + 1)
+            ms.append((time.perf_counter() - t) * 1000)
+        except Exception as exc:  # noqa: BLE001 - cut off by the server-side timeout: counted at the timeout
+            if not isinstance(exc, asyncio.TimeoutError) and "time" not in str(exc).lower():
+                raise
+            cut += 1
+            ms.append(max((time.perf_counter() - t) * 1000, timeout_s * 1000.0))
+    return ms, cut
+
+
+async def run_size(writer: GraphWriter, size: int, args: argparse.Namespace) -> dict:
+    group_id = f"bench_{size}"
+    t = time.perf_counter()
+    graph = await write_synthetic(writer, group_id, size)
+    built = time.perf_counter() - t
+    top = sorted(graph.hub_degree.items(), key=lambda kv: -kv[1])[:3]
+    print(f"\n{writer.config.backend} {size:,} facts: written in {built:.1f} s; hubs "
+          + ", ".join(f"{name} ({n:,} facts)" for name, n in top))
+    questions = graph.questions(args.queries)
+    dates = moments(args.queries)
+    await graphfeed(writer, group_id, questions[:3], [None] * 3)                      # warm-up (caches, JIT)
+    now, d_now = await graphfeed(writer, group_id, questions, [None] * len(questions))
+    asof, d_asof = await graphfeed(writer, group_id, questions, dates)
+    ours = stats(now + asof)
+    show("graphfeed search, now", stats(now), f"  degraded {d_now}")
+    show("graphfeed search, as of a date", stats(asof), f"  degraded {d_asof}")
+    show("graphfeed search, all", ours)
+    await limit_baseline(writer, group_id, args.baseline_timeout)
+    n = args.baseline_queries
+    b_now, c_now = await baseline(writer, group_id, questions[:n], [None] * n, args.baseline_timeout)
+    b_asof, c_asof = await baseline(writer, group_id, questions[:n], dates[:n], args.baseline_timeout)
+    theirs = stats(b_now + b_asof)
+    show("graphiti search_, now", stats(b_now), f"  cut off at {args.baseline_timeout} s: {c_now}")
+    show("graphiti search_, as of a date", stats(b_asof), f"  cut off at {args.baseline_timeout} s: {c_asof}")
+    print(f"  ratio graphiti/graphfeed: p50 {theirs['p50'] / ours['p50']:.1f}x, p95 {theirs['p95'] / ours['p95']:.1f}x"
+          f" (graphiti on the first {n} questions now and as of; graphfeed on {args.queries} each)")
+    await limit_baseline(writer, group_id, 0)
+    return ours
+
+
+async def run_backend(backend: str, args: argparse.Namespace, home: Path) -> dict[int, dict]:
+    server = None
+    if backend == "neo4j":
+        from tests.servers.neo4j_server import start_neo4j
+
+        server = start_neo4j(home / "neo4j")
+        config = GraphConfig(backend="neo4j", home=home, neo4j_uri=server.uri, neo4j_user=server.user,
+                             neo4j_password=server.password)
+    else:
+        config = GraphConfig(backend=backend, home=home)
+    try:
+        async with GraphWriter(config) as writer:
+            return {size: await run_size(writer, size, args) for size in args.sizes}
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def main() -> None:
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)   # graphiti reads properties we do not write
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[10_000, 100_000])
+    parser.add_argument("--backends", type=lambda s: s.split(","), default=["falkordb-embedded", "neo4j"])
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--baseline-queries", type=int, default=10)
+    parser.add_argument("--baseline-timeout", type=int, default=10)
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    results = {}
+    for backend in args.backends:
+        home = Path(tempfile.mkdtemp(prefix="gfsb-"))
+        try:
+            results[backend] = asyncio.run(run_backend(backend, args, home))
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
+    print("targets at the largest size (graphfeed, now + as of):")
+    for backend, by_size in results.items():
+        size = max(by_size)
+        s = by_size[size]
+        met = ", ".join(f"{k} {s[k]:.0f} ms {'met' if s[k] < limit else 'NOT met'} (< {limit:.0f})"
+                        for k, limit in TARGETS.items())
+        print(f"  {backend} {size:,} facts: {met}")
+
+
+if __name__ == "__main__":
+    main()

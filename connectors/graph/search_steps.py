@@ -1,0 +1,244 @@
+"""The read queries of fact search, one per step, for FalkorDB and Neo4j, each under a server-side timeout.
+
+Every MATCH names its label and an indexed key; index calls come back as ranked candidate lists; a step that times out
+or fails in the database is recorded as degraded and yields nothing, so the search answers from the other steps.
+"""
+
+import dataclasses
+import datetime as dt
+from typing import Any
+
+from graphiti_core.driver.driver import GraphProvider
+
+from connectors.graph.search_indexes import NEO4J_EDGE_FULLTEXT, NEO4J_NODE_FULLTEXT, neo4j_vector_index
+
+# Edges a graph step may scan around its origins (hubs hold thousands of facts: the cap bounds the step).
+LOCAL_SCAN = 3000
+# Widening the index pool for as-of searches stops here (the index answers top-k; older facts sit further down).
+MAX_POOL = 400
+
+EDGE_COLUMNS = ("e.uuid AS uuid, e.fact AS fact, e.name AS name, s.uuid AS source_node_uuid, s.name AS subject, "
+                "o.uuid AS target_node_uuid, o.name AS object, e.valid_at AS valid_at, e.invalid_at AS invalid_at, "
+                "e.created_at AS created_at, e.expired_at AS expired_at, e.episodes AS episodes")
+HOLDS = "((e.valid_at IS NULL OR e.valid_at <= $at) AND (e.invalid_at IS NULL OR e.invalid_at > $at))"
+
+
+@dataclasses.dataclass
+class Edge:
+    """A RELATES_TO edge as search reads it (no embedding) with its endpoint names."""
+
+    uuid: str
+    fact: str
+    name: str
+    source_node_uuid: str | None = None
+    target_node_uuid: str | None = None
+    subject: str | None = None
+    object: str | None = None
+    valid_at: Any = None
+    invalid_at: Any = None
+    created_at: Any = None
+    expired_at: Any = None
+    episodes: list[str] = dataclasses.field(default_factory=list)
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> "Edge":
+        fields = {f.name for f in dataclasses.fields(cls)}
+        edge = cls(**{k: v for k, v in row.items() if k in fields})
+        edge.episodes = list(edge.episodes or [])
+        return edge
+
+
+class DatabaseStepError(Exception):
+    """Raised inside a step for a timeout or a database-side failure; the step is then reported as degraded."""
+
+
+def _database_errors() -> tuple[type[BaseException], ...]:
+    from neo4j.exceptions import Neo4jError
+    from redis.exceptions import ResponseError
+
+    return ResponseError, Neo4jError
+
+
+class SearchSteps:
+    """The step queries for one group on one backend; `degraded` collects what failed, as 'step: reason'."""
+
+    def __init__(self, driver: Any, group_id: str, timeout_ms: int):
+        self.driver = driver
+        self.group_id = group_id
+        self.timeout_ms = max(1, int(timeout_ms))
+        self.neo4j = driver.provider == GraphProvider.NEO4J
+        self.degraded: list[str] = []
+
+    # ------------------------------------------------------------------ plumbing
+
+    def at(self, moment: dt.datetime) -> Any:
+        """FalkorDB stores ISO strings (graphiti's format; range indexes on them are dropped), Neo4j DateTime."""
+        return moment if self.neo4j else moment.astimezone(dt.timezone.utc).isoformat()
+
+    async def rows(self, cypher: str, **params: Any) -> list[dict[str, Any]]:
+        try:
+            if self.neo4j:
+                from neo4j import Query, RoutingControl
+
+                result = await self.driver.client.execute_query(
+                    Query(cypher, timeout=self.timeout_ms / 1000), parameters_=params,
+                    database_=self.driver._database, routing_=RoutingControl.READ)
+                return [dict(r) for r in result.records]
+            graph = self.driver.client.select_graph(self.group_id)
+            result = await graph.ro_query(cypher, params, timeout=self.timeout_ms)
+            header = [h[1] for h in result.header]
+            return [dict(zip(header, row)) for row in result.result_set]
+        except _database_errors() as exc:
+            raise DatabaseStepError(_reason(exc)) from exc
+
+    async def step(self, name: str, coro: Any) -> list[Any]:
+        try:
+            return await coro
+        except DatabaseStepError as exc:
+            self.degraded.append(f"{name}: {exc}")
+            return []
+
+    def _cosine(self, prop: str, var: str) -> tuple[str, str]:
+        """(expression, sort order) of the similarity to $vec, best first."""
+        if self.neo4j:
+            return f"vector.similarity.cosine({var}.{prop}, $vec)", "DESC"
+        return f"vec.cosineDistance({var}.{prop}, vecf32($vec))", "ASC"
+
+    def _group(self, var: str) -> str:
+        """Neo4j holds every group in one database; on FalkorDB the graph is the group."""
+        return f"{var}.group_id = $g" if self.neo4j else "true"
+
+    # ------------------------------------------------------------------ edge candidates
+
+    async def _widening(self, call: str, order: str, pool: int, moment: dt.datetime | None,
+                        **params: Any) -> list[Edge]:
+        """Top-k from an index call, k widened (bounded) until `pool` edges of the group hold at `moment`.
+
+        Widening also covers FalkorDB 4.16's vector index, which counts superseded versions of an updated
+        embedding towards k (it answered k/2 for edges set twice, 0 of 5 for entities updated often).
+        """
+        holds = HOLDS if moment is not None else "true"
+        cypher = (f"{call} WITH e, score, startNode(e) AS s, endNode(e) AS o "
+                  f"RETURN {EDGE_COLUMNS}, ({self._group('e')} AND {holds}) AS keep ORDER BY score {order}")
+        extra = {"at": self.at(moment)} if moment is not None else {}
+        rows = await self._widen(cypher, pool, lambda r: r["keep"], g=self.group_id, **extra, **params)
+        return None if rows is None else [Edge.from_row(r) for r in rows]
+
+    async def _widen(self, cypher: str, want: int, keep: Any, **params: Any) -> list[dict[str, Any]] | None:
+        """Ask an index call ($k) for more until `want` rows pass `keep` or the answer stops growing; the next k is
+        sized from the share that passed. On Neo4j None when MAX_POOL is reached with too few (a small group in a large
+        database): the caller scans the group instead."""
+        k, seen = max(want, 10) * 2, -1
+        while True:
+            rows = await self.rows(cypher, k=k, **params)
+            kept = [r for r in rows if keep(r)]
+            if len(kept) >= want or len(rows) <= seen:
+                return kept[:want]
+            if k >= MAX_POOL:
+                return kept if len(kept) >= max(want // 5, 1) or not self.neo4j else None
+            share = max(len(kept), 1) / max(len(rows), 1)
+            seen, k = len(rows), min(max(k * 2, int(want / share * 1.5)), MAX_POOL)
+
+    async def edge_vector(self, vec: list[float], pool: int, moment: dt.datetime | None) -> list[Edge]:
+        """Index top-k. On Neo4j (one index over every group) past MAX_POOL with too few of the group's edges, the
+        group's own edges are scanned instead, under the same timeout; on FalkorDB the graph is the group."""
+        if self.neo4j:
+            call = (f"CALL db.index.vector.queryRelationships('{neo4j_vector_index('fact_embedding', len(vec))}', "
+                    "$k, $vec) YIELD relationship AS e, score")
+            found = await self._widening(call, "DESC", pool, moment, vec=vec)
+        else:
+            call = ("CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($vec)) "
+                    "YIELD relationship AS e, score")
+            found = await self._widening(call, "ASC", pool, moment, vec=vec)
+        return await self.edge_vector_exact(vec, pool, moment) if found is None else found
+
+    async def edge_vector_exact(self, vec: list[float], pool: int, moment: dt.datetime | None) -> list[Edge]:
+        """The brute-force scan graphiti does (every embedding compared): the reference the index must match."""
+        cosine, order = self._cosine("fact_embedding", "e")
+        holds = HOLDS if moment is not None else "true"
+        extra = {"at": self.at(moment)} if moment is not None else {}
+        rows = await self.rows(
+            f"MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE {self._group('e')} AND {holds} "
+            f"WITH e, s, o, {cosine} AS score ORDER BY score {order} LIMIT $k RETURN {EDGE_COLUMNS}",
+            k=pool, vec=vec, g=self.group_id, **extra)
+        return [Edge.from_row(r) for r in rows]
+
+    async def edge_fulltext(self, text: str, pool: int, moment: dt.datetime | None) -> list[Edge]:
+        if not text:
+            return []
+        if self.neo4j:
+            call = (f"CALL db.index.fulltext.queryRelationships('{NEO4J_EDGE_FULLTEXT}', $q, {{limit: $k}}) "
+                    "YIELD relationship AS e, score")
+            found = await self._widening(call, "DESC", pool, moment, q=text)
+            return found or []        # the Lucene query filters the group: past MAX_POOL, what was found is the answer
+        holds = HOLDS if moment is not None else "true"
+        extra = {"at": self.at(moment)} if moment is not None else {}
+        rows = await self.rows(
+            "CALL db.idx.fulltext.queryRelationships('RELATES_TO', $q) YIELD relationship AS e, score "
+            f"WITH e, score WHERE {holds} WITH e, score ORDER BY score DESC LIMIT $k "
+            f"WITH e, score, startNode(e) AS s, endNode(e) AS o RETURN {EDGE_COLUMNS} ORDER BY score DESC",
+            q=text, k=pool, **extra)
+        return [Edge.from_row(r) for r in rows]
+
+    # ------------------------------------------------------------------ graph step
+
+    async def entity_origins(self, text: str, vec: list[float], count: int, exact: bool = False) -> list[list[str]]:
+        """Entities the question names: ranked uuid lists from the name full-text index and the name vectors."""
+        lists = []
+        if text:
+            if self.neo4j:
+                cypher = (f"CALL db.index.fulltext.queryNodes('{NEO4J_NODE_FULLTEXT}', $q, {{limit: $k}}) "
+                          "YIELD node, score WITH node, score WHERE node:Entity "
+                          "RETURN node.uuid AS uuid ORDER BY score DESC")
+            else:
+                cypher = ("CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node, score "
+                          "RETURN node.uuid AS uuid ORDER BY score DESC LIMIT $k")
+            lists.append([r["uuid"] for r in await self.rows(cypher, q=text, k=count)])
+        cosine, order = self._cosine("name_embedding", "node")
+        if exact:
+            cypher = (f"MATCH (node:Entity) WHERE {self._group('node')} WITH node, {cosine} AS score "
+                      f"ORDER BY score {order} LIMIT $k RETURN node.uuid AS uuid")
+            lists.append([r["uuid"] for r in await self.rows(cypher, vec=vec, k=count, g=self.group_id)])
+            return lists
+        if self.neo4j:
+            cypher = (f"CALL db.index.vector.queryNodes('{neo4j_vector_index('name_embedding', len(vec))}', $k, "
+                      "$vec) YIELD node, score RETURN node.uuid AS uuid, node.group_id = $g AS keep "
+                      "ORDER BY score DESC")
+        else:
+            cypher = ("CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($vec)) YIELD node, score "
+                      "RETURN node.uuid AS uuid, true AS keep ORDER BY score ASC")
+        found = await self._widen(cypher, count, lambda r: r["keep"], vec=vec, g=self.group_id)
+        if found is None:
+            return lists + await self.entity_origins("", vec, count, exact=True)
+        lists.append([r["uuid"] for r in found])
+        return lists
+
+    async def around(self, origins: list[str], vec: list[float], pool: int,
+                     moment: dt.datetime | None) -> list[Edge]:
+        """Facts touching the origin entities, closest to the question first: depth 1, at most LOCAL_SCAN edges."""
+        if not origins:
+            return []
+        cosine, order = self._cosine("fact_embedding", "e")
+        holds = HOLDS if moment is not None else "true"
+        extra = {"at": self.at(moment)} if moment is not None else {}
+        rows = await self.rows(
+            "UNWIND $origins AS u MATCH (n:Entity {uuid: u})-[e:RELATES_TO]-(:Entity) "
+            f"WHERE {self._group('e')} AND {holds} WITH DISTINCT e LIMIT $scan "
+            f"WITH e, startNode(e) AS s, endNode(e) AS o, {cosine} AS score ORDER BY score {order} LIMIT $k "
+            f"RETURN {EDGE_COLUMNS}",
+            origins=origins, vec=vec, scan=LOCAL_SCAN, k=pool, g=self.group_id, **extra)
+        return [Edge.from_row(r) for r in rows]
+
+    # ------------------------------------------------------------------ episodes of the hits
+
+    async def episode_refs(self, uuids: list[str]) -> list[dict[str, Any]]:
+        return await self.rows(
+            "UNWIND $uuids AS u MATCH (n:Episodic {uuid: u}) RETURN n.uuid AS uuid, n.name AS name, "
+            "n.source_system AS source, n.source_description AS source_description", uuids=uuids)
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(getattr(exc, "message", None) or exc)
+    if "timed out" in text.lower() or "TransactionTimedOut" in str(getattr(exc, "code", "")):
+        return "timeout"
+    return f"{type(exc).__name__}: {text[:200]}"
