@@ -5,7 +5,6 @@ Walks paths in sorted order. A zip holding entities.xml is an XML export, a zip 
 exported *.html pages are also read unzipped. Every bad file, member or object becomes a RecordFailure.
 """
 
-import json
 import zipfile
 import zlib
 from collections.abc import Generator, Iterator, Sequence
@@ -20,9 +19,10 @@ from connectors.confluence.identity import UserDirectory
 from connectors.confluence.rest_json import PayloadError, content_from_json, find_content, space_map, users_in
 from connectors.confluence.tombstones import Tombstone
 from connectors.confluence.xml_export import XmlExport, XmlExportError
-from connectors.files import walk
+from connectors.files import guarded, walk
 from connectors.contract import FileCheckpoint, Item, TimeWindow
 from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from connectors.safe_json import load_json
 
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 # Files an unzipped export holds beside its pages: not content, never a failure.
@@ -57,7 +57,7 @@ class ConfluenceExportReader:
                 continue
             if str(path) in skip:
                 continue
-            for item in self._read_file(path):
+            for item in guarded(self.source, Origin(file=str(path)), self._read_file(path)):
                 if isinstance(item, RecordFailure):
                     self.stats.failures += 1
                     yield item
@@ -176,8 +176,8 @@ class ConfluenceExportReader:
 
     def _read_json(self, data: bytes, origin: Origin) -> Iterator[Item]:
         try:
-            payload = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            payload = load_json(data)
+        except ValueError as exc:                   # not JSON, not decodable, or nested too deep
             yield failure(origin, ErrorClass.parse_error, f"not JSON: {exc}")
             return
         users = UserDirectory()

@@ -6,12 +6,12 @@ Each function yields ``(object name, flat row, origin)`` or a RecordFailure for 
 
 import csv
 import io
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from connectors.records import ErrorClass, Origin, RecordFailure
+from connectors.safe_json import load_json
 from connectors.salesforce.convert import failure, object_of
 from connectors.salesforce.objects import object_from_file_name
 from connectors.salesforce.values import canonical, flatten
@@ -92,7 +92,7 @@ def json_rows(data: bytes, name: str, origin: Origin) -> Iterator[RowItem | Reco
         yield failure(origin, ErrorClass.parse_error, "empty file: no JSON document (an HTTP 204-style empty body?)")
         return
     try:
-        doc = json.loads(decode(data)[0])
+        doc = load_json(decode(data)[0])
     except ValueError as exc:
         yield failure(origin, ErrorClass.parse_error, f"not JSON: {exc}")
         return

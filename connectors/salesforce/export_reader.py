@@ -12,6 +12,7 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 
 from connectors.contract import FileCheckpoint, Item, TimeWindow
+from connectors.files import guarded
 from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
 from connectors.salesforce.convert import SOURCE, convert_row, failure
 from connectors.salesforce.directory import Directory
@@ -53,7 +54,8 @@ class SalesforceExportReader:
             files = [f for f in unit if str(f) not in skip]
             if not files:
                 continue
-            yield from self._read_unit(unit, files, window)
+            yield from guarded(self.source, Origin(file=str(unit[0].parent if len(unit) > 1 else unit[0])),
+                               self._read_unit(unit, files, window))
             for f in files:
                 done.append(str(f))
                 skip.add(str(f))
@@ -113,7 +115,7 @@ class SalesforceExportReader:
             origin = Origin(file=str(path))
             try:
                 if _is_zip(path):
-                    yield from self._zip_rows(path)
+                    yield from guarded(self.source, origin, self._zip_rows(path))
                     continue
                 parse = SUFFIXES.get(path.suffix.lower())
                 if parse is None:
@@ -124,7 +126,7 @@ class SalesforceExportReader:
                 if path.stat().st_size > self.max_file_bytes:
                     yield failure(origin, ErrorClass.too_large, f"file over {self.max_file_bytes:,} bytes")
                     continue
-                yield from parse(path.read_bytes(), path.name, origin)
+                yield from guarded(self.source, origin, parse(path.read_bytes(), path.name, origin))
             except OSError as exc:
                 yield failure(origin, ErrorClass.io_error, f"cannot read file: {exc.strerror or exc}")
 
