@@ -43,6 +43,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from pipelines import settings
     from pipelines.resources import IntentModelResource, api_resources
     from transforms.build import EpisodeSettings, build_episodes
+    from transforms.clip import DEFAULT_MAX_TEXT_CHARS, ENV_NAME as MAX_TEXT_ENV
     from pipelines.staging import spooled_dedup
     from transforms.references import ReferenceConfig
 
@@ -55,6 +56,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     classifier = IntentModelResource().classifier(settings.home())
     config = EpisodeSettings(
         group_id=args.group_id,
+        max_text_chars=settings.env_int(MAX_TEXT_ENV, DEFAULT_MAX_TEXT_CHARS),
         intent_threshold=args.threshold,
         references=ReferenceConfig(jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS")),
     )
