@@ -67,6 +67,19 @@ def load_json(data: str | bytes, max_depth: int | None = None) -> Any:
     return value
 
 
+def field_error(exc: Exception) -> str:
+    """One line for a wrong-typed value: the field a pydantic model refused, else the exception's own words."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(part) for part in first.get("loc", ()))
+            return f"field {where}: {first.get('msg')} (got {json_type(first.get('input'))})"
+        except (TypeError, IndexError, KeyError, AttributeError):
+            pass
+    return f"{type(exc).__name__}: {str(exc)[:300]}"
+
+
 def as_list(value: Any, path: str) -> list:
     """A JSON array field: null/missing is empty, anything else but a list is a FieldTypeError naming `path`."""
     if value is None:

@@ -22,7 +22,7 @@ from connectors.confluence.xml_export import XmlExport, XmlExportError
 from connectors.files import guarded, walk
 from connectors.contract import FileCheckpoint, Item, TimeWindow
 from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
-from connectors.safe_json import load_json
+from connectors.safe_json import field_error, load_json
 
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 # Files an unzipped export holds beside its pages: not content, never a failure.
@@ -194,6 +194,9 @@ class ConfluenceExportReader:
                 version = content_from_json(obj, users, spaces, self.settings.base_url)
             except PayloadError as exc:
                 yield failure(where, ErrorClass.bad_value, f"{path}: {exc}", str(obj.get("id") or "") or None)
+                continue
+            except (TypeError, AttributeError, KeyError, ValueError) as exc:   # a field of a type we cannot use
+                yield failure(where, ErrorClass.bad_value, f"{path}: {field_error(exc)}", str(obj.get("id") or "") or None)
                 continue
             for item in self._emit(version, users, where):
                 if isinstance(item, RecordFailure):

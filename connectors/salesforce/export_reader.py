@@ -142,6 +142,9 @@ class SalesforceExportReader:
                     continue
                 origin = Origin(file=str(path), member=info.filename)
                 parse = SUFFIXES.get(Path(info.filename).suffix.lower())
+                if Path(info.filename).suffix.lower() == ".zip":
+                    yield failure(origin, ErrorClass.unsupported, "zip inside a zip is not read; unpack it")
+                    continue
                 if parse is None:
                     continue            # Data Export zips also carry attachments/documents folders: not records
                 if info.file_size > self.max_file_bytes:
