@@ -1,5 +1,6 @@
 """The hostile-input tier: generated bad files beside good ones, each source through `graphfeed preview` in a
-subprocess with a time and memory limit (generous safety bounds, not benchmarks).
+subprocess with a CPU-time and memory limit (generous safety bounds, not benchmarks; CPU time, not wall time, so
+a busy machine does not trip them).
 
 Every run must: exit 0, print no traceback, name each bad file in a failure line with its reason (or, for inputs that
 are merely big, turn them into episodes whose metadata notes the cut), and still make the good records episodes.
@@ -22,7 +23,8 @@ from tests.hostile import cases
 
 pytestmark = pytest.mark.slow
 
-SECONDS = 240                        # per preview run; issue 14 measured 110 s for one long token on the old code
+CPU_SECONDS = 150                    # per preview run (~10 s now); the old code spent 110 s on one long token alone
+WALL_SECONDS = 900                   # only against a hang: wall time on two shared cores says little
 MEMORY = 6 * 1024 ** 3               # address space; the old code went past 3 GB RSS on archive bombs
 CORPUS = REPO_ROOT.parent / "shared" / "corpus"
 LONG = "a" * 100_000                 # one 100k-character word: quadratic in the old language detection (110 s)
@@ -137,7 +139,7 @@ def mutants(source: str) -> list[Case]:
 
 def limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-    resource.setrlimit(resource.RLIMIT_CPU, (SECONDS, SECONDS))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
 
 
 @pytest.mark.parametrize("source", sorted(CASES))
@@ -153,7 +155,7 @@ def test_hostile_files_fail_alone_and_good_records_still_become_episodes(tmp_pat
     # when it is previewed in a subprocess with a time and memory limit
     env = {**os.environ, "GRAPHFEED_HOME": str(tmp_path / "home")}
     done = subprocess.run([sys.executable, "-m", "pipelines.cli", "preview", "--source", source, str(folder)],
-                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=SECONDS,
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=WALL_SECONDS,
                           preexec_fn=limited)
     # then it finished cleanly, every hostile file is accounted for, and the good record is an episode
     assert done.returncode == 0, done.stderr[-3000:]
