@@ -30,8 +30,18 @@ def walk(source: str, roots: Iterable[Path], keep: Callable[[str], bool] = lambd
                                 reason="no such file or folder")
 
 
+def guarded(source: str, origin: Origin, items: Iterable[Item]) -> Iterator[Item]:
+    """One file's items; an exception its reader did not expect (RecursionError, TypeError from a hostile value...)
+    ends that file with a failure naming it, never the whole read: the next file is read as usual."""
+    try:
+        yield from items
+    except Exception as exc:  # noqa: BLE001 - a bad file is data, the run goes on
+        yield RecordFailure(source=source, location=origin, error_class=ErrorClass.parse_error,
+                            reason=f"reading stopped in this file: {type(exc).__name__}: {str(exc)[:300]}")
+
+
 def read_files(files: Iterable[Path | RecordFailure], read_file: Callable[[Path], Iterator[Item]],
-               window: TimeWindow | None, checkpoint: FileCheckpoint | None
+               window: TimeWindow | None, checkpoint: FileCheckpoint | None, source: str = "unknown"
                ) -> Generator[Item, None, FileCheckpoint]:
     """Records inside the window (all failures: they have no trustworthy date), file by file; returns the checkpoint."""
     done = list(checkpoint.files_done) if checkpoint else []
@@ -43,7 +53,7 @@ def read_files(files: Iterable[Path | RecordFailure], read_file: Callable[[Path]
         name = str(path)
         if name in skip:
             continue
-        for item in read_file(path):
+        for item in guarded(source, Origin(file=name), read_file(path)):
             if window is None or isinstance(item, RecordFailure) or window.contains(item.updated_at):
                 yield item
         done.append(name)

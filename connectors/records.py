@@ -17,6 +17,22 @@ def as_utc(value: dt.datetime) -> dt.datetime:
     return value.astimezone(dt.timezone.utc)
 
 
+def shown_name(name: str) -> str:
+    """An archive member name as a failure line shows it: verbatim when plain, repr-escaped when it holds control
+    characters, backslashes, an absolute path or '..' (a name from a hostile zip must not pass for a real path
+    or drive the terminal)."""
+    parts = name.replace("\\", "/").split("/")
+    if name.isprintable() and "\\" not in name and not name.startswith("/") and ".." not in parts \
+            and not (len(name) > 1 and name[1] == ":"):
+        return name
+    return repr(name)
+
+
+def printable(text: str) -> str:
+    """Control characters escaped (a reason may quote bytes from the input)."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class Origin(BaseModel):
     """Where a record came from: enough to find it again (file + message index, byte offset, page, API URL)."""
 
@@ -31,7 +47,7 @@ class Origin(BaseModel):
     def describe(self) -> str:
         parts = [self.file or self.url or "<unknown>"]
         if self.member:
-            parts.append(f"member {self.member}")
+            parts.append(f"member {shown_name(self.member)}")
         if self.index is not None:
             parts.append(f"item {self.index}")
         if self.offset is not None:
@@ -118,4 +134,4 @@ class RecordFailure(BaseModel):
 
     def describe(self) -> str:
         key = f" [{self.source_key}]" if self.source_key else ""
-        return f"{self.location.describe()}{key}: {self.error_class.value}: {self.reason}"
+        return f"{self.location.describe()}{printable(key)}: {self.error_class.value}: {printable(self.reason)}"

@@ -46,6 +46,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from pipelines.resources import IntentModelResource, api_resources
     from transforms.build import EpisodeSettings, build_episodes
     from pipelines.preview_summary import PreviewSummary
+    from transforms.clip import DEFAULT_MAX_TEXT_CHARS, ENV_NAME as MAX_TEXT_ENV
     from pipelines.staging import spooled_dedup
     from transforms.references import ReferenceConfig
 
@@ -58,6 +59,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     classifier = IntentModelResource().classifier(settings.home())
     config = EpisodeSettings(
         group_id=args.group_id,
+        max_text_chars=settings.env_int(MAX_TEXT_ENV, DEFAULT_MAX_TEXT_CHARS),
         intent_threshold=args.threshold,
         references=ReferenceConfig(jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS")),
     )
@@ -148,9 +150,27 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{key:<26} {figures}")
     for check in result.get_asset_check_evaluations():
         print(f"check {check.asset_key.to_user_string()}:{check.check_name} {'passed' if check.passed else 'FAILED'}")
+    for line in step_failure_lines(result):
+        print(line)
     print(f"run {result.run_id} for {label}: {'success' if result.success else 'FAILED'} "
           f"(DAGSTER_HOME={os.environ['DAGSTER_HOME']})")
     return EXIT_OK if result.success else 1
+
+
+def step_failure_lines(result) -> list[str]:
+    """One line per failed step: its key and the error that failed it (the user code's own exception where Dagster
+    wrapped it), so the terminal says why without reading a stack trace on stderr."""
+    lines = []
+    for event in result.get_step_failure_events():
+        error = event.step_failure_data.error
+        while error is not None and error.cause is not None and error.cls_name and "Dagster" in error.cls_name:
+            error = error.cause                     # DagsterExecutionStepExecutionError -> what the asset raised
+        if error is None:
+            lines.append(f"step {event.step_key} FAILED")
+            continue
+        message = " ".join((error.message or "").split())
+        lines.append(f"step {event.step_key} FAILED: {message[:400]}")
+    return lines
 
 
 def _graph_parts():

@@ -11,6 +11,7 @@ from pydantic import PrivateAttr
 from pipelines import settings
 from pipelines.staging import Staging
 from transforms.build import EpisodeSettings
+from transforms.clip import DEFAULT_MAX_TEXT_CHARS, ENV_NAME as MAX_TEXT_ENV
 from transforms.references import ReferenceConfig
 
 
@@ -53,11 +54,13 @@ class EpisodeConfig(dg.ConfigurableResource):
     jira_base_urls: list[str] = []
     confluence_base_urls: list[str] = []
     ner: bool = True
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS   # GRAPHFEED_MAX_TEXT_CHARS: longer texts are cut, with a note
 
     def episode_settings(self) -> EpisodeSettings:
         return EpisodeSettings(
             group_id=self.group_id,
             intent_threshold=self.intent_threshold,
+            max_text_chars=self.max_text_chars,
             references=ReferenceConfig(
                 jira_project_keys=self.jira_project_keys,
                 jira_base_urls=self.jira_base_urls,
@@ -105,6 +108,7 @@ def default_resources() -> dict[str, dg.ConfigurableResource]:
             jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
             jira_base_urls=settings.env_list("GRAPHFEED_JIRA_BASE_URLS"),
             confluence_base_urls=settings.env_list("GRAPHFEED_CONFLUENCE_BASE_URLS"),
+            max_text_chars=settings.env_int(MAX_TEXT_ENV, DEFAULT_MAX_TEXT_CHARS),
         ),
         "intent_model": IntentModelResource(
             train_path=os.environ.get("GRAPHFEED_INTENT_TRAIN", ""),

@@ -11,6 +11,7 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from connectors.records import ErrorClass, RecordFailure, SourceRecord
+from transforms.clip import DEFAULT_MAX_TEXT_CHARS, clip_record
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from transforms.fingerprint import fingerprint
 from transforms.language import detect_language
@@ -29,6 +30,7 @@ class EpisodeSettings(BaseModel):
     intent_threshold: float = 0.5
     references: ReferenceConfig = ReferenceConfig()
     batch_size: int = 256
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS     # longer titles/bodies/field strings are cut, with a note
 
 
 def record_text(record: SourceRecord) -> str:
@@ -69,6 +71,8 @@ def build_episodes(records: Iterable[SourceRecord], classifier: IntentPredictor,
 def _build_batch(batch: list[SourceRecord], classifier: IntentPredictor, settings: EpisodeSettings) -> list[Episode]:
     episodes = []
     if batch:
+        clipped = [clip_record(r, settings.max_text_chars) for r in batch]
+        batch = [record for record, _ in clipped]
         contents = [record_text(r) for r in batch]
         languages = [r.language or detect_language(c) for r, c in zip(batch, contents)]
         intents = classifier.predict(contents, languages, threshold=settings.intent_threshold)
@@ -78,14 +82,15 @@ def _build_batch(batch: list[SourceRecord], classifier: IntentPredictor, setting
             message_ids=[[k for k in (r.parent_key, *r.related_keys) if k] for r in batch],
             config=settings.references,
         )
-        for record, content, language, (intent, confidence), references in zip(batch, contents, languages, intents, refs):
+        for (record, notes), content, language, (intent, confidence), references in zip(
+                clipped, contents, languages, intents, refs):
             episodes.append(make_episode(record, content, language, intent, confidence,
-                                         [ref.id for ref in references], settings))
+                                         [ref.id for ref in references], settings, notes))
     return episodes
 
 
 def make_episode(record: SourceRecord, content: str, language: str, intent: str, confidence: float,
-                 references: list[str], settings: EpisodeSettings) -> Episode:
+                 references: list[str], settings: EpisodeSettings, truncated: list[str] | None = None) -> Episode:
     actor = record.actor
     return Episode(
         id=episode_id(record.source, record.source_key, record.version),
@@ -112,6 +117,7 @@ def make_episode(record: SourceRecord, content: str, language: str, intent: str,
             participants=record.participants,
             attachments=record.attachments,
             fields=record.fields,
+            truncated=truncated or [],
         ),
         references=references,
         fingerprint=fingerprint(intent, content, actor.id),

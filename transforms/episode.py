@@ -45,6 +45,8 @@ class EpisodeMetadata(BaseModel):
     fields: dict[str, Any] = Field(default_factory=dict)
     # Records that carried the same event (same fingerprint): kept, not lost.
     duplicate_keys: list[str] = Field(default_factory=list)
+    # Texts cut to the maximum text size (GRAPHFEED_MAX_TEXT_CHARS): which field, from how long to how long.
+    truncated: list[str] = Field(default_factory=list)
 
 
 class Episode(BaseModel):

@@ -7,7 +7,7 @@ Line-based and regex-only: unknown macros lose their braces and keep their text;
 
 import re
 
-_BLOCK_MACRO = re.compile(r"(?<!\{)\{(code|noformat|quote|panel|color|section|column|expand|info|note|tip|warning)(?::([^}]*))?\}(?!\})",
+_BLOCK_MACRO = re.compile(r"(?<!\{)\{(code|noformat|quote|panel|color|section|column|expand|info|note|tip|warning)(?::([^}]{0,1000}))?\}(?!\})",
                           re.IGNORECASE)
 _HEADING = re.compile(r"^\s*h([1-6])\.\s+(.*)$")
 _BQ = re.compile(r"^\s*bq\.\s+(.*)$")
@@ -16,14 +16,16 @@ _TABLE_HEADER = re.compile(r"^\s*\|\|(.*)\|\|\s*$")
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _RULE = re.compile(r"^\s*-{4,}\s*$")
 
-_LINK = re.compile(r"\[([^\[\]|]*?)\|([^\[\]]+?)\]|\[([^\[\]\s|][^\[\]|]*?)\]")
-_IMAGE = re.compile(r"!([^!\s|][^!|\n]*?)(?:\|[^!\n]*)?!")
-_MONO = re.compile(r"\{\{(.+?)\}\}")
-_STRONG = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
-_EMPH = re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])")
-_INS = re.compile(r"(?<![\w+])\+(?=\S)([^+\n]+?)(?<=\S)\+(?![\w+])")
-_CITE = re.compile(r"\?\?(.+?)\?\?")
-_INLINE_MACRO = re.compile(r"\{(color|anchor|span)(?::[^}]*)?\}", re.IGNORECASE)
+# Inline spans are bounded ({0,1000}): an opening mark with no close was otherwise rescanned to the end of its line
+# from every later opening, quadratic in the line's length (4 s for 10k characters of "{").
+_LINK = re.compile(r"\[([^\[\]|]{0,1000}?)\|([^\[\]]{1,1000}?)\]|\[([^\[\]\s|][^\[\]|]{0,1000}?)\]")
+_IMAGE = re.compile(r"!([^!\s|][^!|\n]{0,1000}?)(?:\|[^!\n]{0,1000})?!")
+_MONO = re.compile(r"\{\{(.{1,1000}?)\}\}")
+_STRONG = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]{1,1000}?)(?<=\S)\*(?![\w*])")
+_EMPH = re.compile(r"(?<![\w_])_(?=\S)([^_\n]{1,1000}?)(?<=\S)_(?![\w_])")
+_INS = re.compile(r"(?<![\w+])\+(?=\S)([^+\n]{1,1000}?)(?<=\S)\+(?![\w+])")
+_CITE = re.compile(r"\?\?(.{1,1000}?)\?\?")
+_INLINE_MACRO = re.compile(r"\{(color|anchor|span)(?::[^}]{0,1000})?\}", re.IGNORECASE)
 _EMOTICONS = {":)": "🙂", ":(": "🙁", ":D": "😀", ";)": "😉", "(y)": "👍", "(n)": "👎", "(/)": "✅", "(x)": "❌",
               "(!)": "⚠️", "(i)": "ℹ️"}
 

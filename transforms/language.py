@@ -17,7 +17,12 @@ MIN_CJK = 2
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef]")
 # Tokens that are not language: URLs, addresses, ids. Removed before counting and classifying.
 # ASCII classes on purpose: `\S`/`\w` would swallow whole runs of Chinese text, which has no spaces.
-_NOISE = re.compile(r"https?://[!-~]+|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+|[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*")
+# Each alternative may only start where its run of characters starts (the lookbehinds): without them a long word
+# with no digit or "@" was rescanned from every position, quadratic in its length (110 s for 100k characters).
+_NOISE = re.compile(r"https?://[!-~]+"
+                    r"|(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+"
+                    r"|(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*")
+MAX_CHARS = 20_000          # the language of a text shows in its first pages; the rest only costs time
 
 _lock = threading.Lock()
 _identifier = None
@@ -49,7 +54,7 @@ def detect_language(text: str, default: str = "en") -> str:
     fallback = _primary(default)
     if not text:
         return fallback
-    cleaned = _NOISE.sub(" ", text)
+    cleaned = _NOISE.sub(" ", text[:MAX_CHARS])
     cjk = len(_CJK.findall(cleaned))
     letters = sum(1 for ch in cleaned if ch.isalpha())
     if cjk >= MIN_CJK and cjk / max(letters, 1) >= CJK_RATIO:

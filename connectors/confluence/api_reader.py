@@ -29,6 +29,7 @@ from connectors.confluence.rest_json import PayloadError, content_from_json, use
 from connectors.confluence.tombstones import Tombstone
 from connectors.contract import Checkpoint, TimeWindow
 from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from connectors.safe_json import load_json
 
 PAGE_EXPAND = ("body.storage,version,space,history,ancestors,metadata.labels,children.attachment,"
                "restrictions.read.restrictions.user,restrictions.read.restrictions.group")
@@ -122,7 +123,7 @@ class ConfluenceApiReader:
             status = response.status_code
             if status == 200:
                 try:
-                    return status, response.json()
+                    return status, load_json(response.content)   # ValueError too when nested too deep
                 except ValueError:
                     return 599, {"message": "response is not JSON"}
             if status == 401:
@@ -141,7 +142,7 @@ class ConfluenceApiReader:
                 raise ConfluenceApiError(f"Confluence still rate-limits or fails GET {where} (HTTP {status}) after "
                                          f"{s.max_retries} retries; try again later or lower the page size")
             try:
-                body = response.json()
+                body = load_json(response.content)
             except ValueError:
                 body = {"message": response.text[:300]}
             return status, body

@@ -6,7 +6,6 @@ exported *.html pages are also read unzipped. A folder of one saved Cloud page (
 page.xhtml, page.adf, page.html, ancestors/children/attachments listings) is read as ONE page (page_folder). Every bad file, member or object becomes a RecordFailure.
 """
 
-import json
 import zipfile
 import zlib
 from collections.abc import Generator, Iterator, Sequence
@@ -23,9 +22,10 @@ from connectors.confluence.rest_json import PayloadError, content_from_json, fin
 from connectors.confluence.tombstones import Tombstone
 from connectors.confluence.xml_export import XmlExport, XmlExportError
 from connectors.archives import ArchiveLimits, checked_members, open_zip, read_member
-from connectors.files import walk
+from connectors.files import guarded, walk
 from connectors.contract import FileCheckpoint, Item, TimeWindow
 from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from connectors.safe_json import field_error, load_json
 
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 # Files an unzipped export holds beside its pages: not content, never a failure.
@@ -65,9 +65,9 @@ class ConfluenceExportReader:
                 continue
             if in_page_folder(path):                 # one page saved as several files: read the folder once
                 files = sorted(str(path.parent / n) for n in FOLDER_FILES if (path.parent / n).is_file())
-                items = self._read_folder(path.parent)
+                items = guarded(self.source, Origin(file=str(path.parent)), self._read_folder(path.parent))
             else:
-                files, items = [str(path)], self._read_file(path)
+                files, items = [str(path)], guarded(self.source, Origin(file=str(path)), self._read_file(path))
             for item in items:
                 if isinstance(item, RecordFailure):
                     self.stats.failures += 1
@@ -205,8 +205,8 @@ class ConfluenceExportReader:
 
     def _read_json(self, data: bytes, origin: Origin) -> Iterator[Item]:
         try:
-            payload = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            payload = load_json(data)
+        except ValueError as exc:                   # not JSON, not decodable, or nested too deep
             yield failure(origin, ErrorClass.parse_error, f"not JSON: {exc}")
             return
         users = UserDirectory()
@@ -223,6 +223,9 @@ class ConfluenceExportReader:
                 version = content_from_json(obj, users, spaces, self.settings.base_url)
             except PayloadError as exc:
                 yield failure(where, ErrorClass.bad_value, f"{path}: {exc}", str(obj.get("id") or "") or None)
+                continue
+            except (TypeError, AttributeError, KeyError, ValueError) as exc:   # a field of a type we cannot use
+                yield failure(where, ErrorClass.bad_value, f"{path}: {field_error(exc)}", str(obj.get("id") or "") or None)
                 continue
             for item in self._emit(version, users, where):
                 if isinstance(item, RecordFailure):

@@ -12,6 +12,7 @@ from typing import Any
 from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import ConfluenceUser, UserDirectory, user_from_json
 from transforms.adf import is_adf
+from connectors.safe_json import as_list
 
 CONTENT_TYPES = {"page": "page", "blogpost": "blogpost", "blog_post": "blogpost", "comment": "comment"}
 
@@ -53,7 +54,7 @@ def looks_like_content(obj: Any) -> bool:
         return False
     kind = obj.get("type")
     if kind is not None:
-        return kind in CONTENT_TYPES
+        return isinstance(kind, str) and kind in CONTENT_TYPES
     # v2 objects have no type: a page has spaceId+title; a comment has pageId/blogPostId or a comment body
     return bool(("spaceId" in obj and "title" in obj and ("version" in obj or "body" in obj or "authorId" in obj))
                 or "pageId" in obj or "blogPostId" in obj or "parentCommentId" in obj)
@@ -117,7 +118,7 @@ def content_from_json(obj: Mapping, users: UserDirectory, spaces: Mapping[str, t
         if webui.startswith("/spaces/"):
             space_key = webui.split("/")[2] or None
 
-    ancestors = [(str(a.get("id")), str(a.get("title") or "")) for a in obj.get("ancestors") or []
+    ancestors = [(str(a.get("id")), str(a.get("title") or "")) for a in as_list(obj.get("ancestors"), "ancestors")
                  if isinstance(a, Mapping) and a.get("id") and a.get("type", "page") in ("page", "blogpost", "folder")]
     if not ancestors and obj.get("parentId") and obj.get("parentType", "page") == "page":
         ancestors = [(str(obj["parentId"]), "")]
@@ -219,7 +220,10 @@ def users_in(value: Any, users: UserDirectory) -> None:
     """Collect every user object of a payload (so v2 authorId/ownerId can be named)."""
     if isinstance(value, Mapping):
         if value.get("accountId") and (value.get("displayName") or value.get("publicName") or value.get("email")):
-            users.add(user_from_json(value))
+            try:
+                users.add(user_from_json(value))
+            except ValueError:          # a malformed user names no one; content that points to it fails by itself
+                pass
         for child in value.values():
             users_in(child, users)
     elif isinstance(value, list):

@@ -98,8 +98,13 @@ def not_mail_reason(data: bytes, msg: Message, in_mbox: bool = False) -> str | N
     return "no RFC 822 header block: none of From/To/Subject/Date/Message-ID/Content-Type present"
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def record_from_bytes(data: bytes, origin: Origin, from_line: str | None = None) -> SourceRecord | RecordFailure:
     """Parse and convert; never raises (a crash inside the stdlib parser becomes a parse_error failure)."""
+    if data.startswith(UTF8_BOM):         # editors and some exporters write one; it is not part of the first header
+        data = data[len(UTF8_BOM):]
     try:
         msg = parse_message(data)
     except Exception as exc:  # noqa: BLE001

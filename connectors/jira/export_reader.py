@@ -44,7 +44,7 @@ class JiraExportReader:
 
     def read(self, window: TimeWindow | None = None,
              checkpoint: FileCheckpoint | None = None) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
-        return (yield from read_files(self._files(), self.read_file, window, checkpoint))
+        return (yield from read_files(self._files(), self.read_file, window, checkpoint, self.source))
 
     def _files(self) -> Iterator[Path | RecordFailure]:
         return walk(self.source, self.paths)

@@ -13,6 +13,7 @@ from typing import Any
 from connectors.jira.people import actor, collect_users, named_person, person
 from connectors.jira.times import epoch_ms, iso, parse_time
 from connectors.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
+from connectors.safe_json import FieldTypeError, as_dict, as_list
 from transforms.adf import adf_media, adf_to_text, is_adf
 from transforms.jira_wiki import wiki_to_text
 
@@ -115,7 +116,7 @@ def normalise_history(histories: Sequence[dict], directory: dict[str, dict[str, 
         if at is None:
             continue
         author = person(entry.get("author"))
-        for item in entry.get("items") or []:
+        for item in as_list(entry.get("items"), "changelog.histories[].items"):
             if not isinstance(item, dict):
                 continue
             field = str(item.get("field") or item.get("fieldId") or "")
@@ -140,7 +141,7 @@ def _str(value: Any) -> str | None:
 
 def _links(fields: dict) -> list[dict[str, str]]:
     out = []
-    for link in fields.get("issuelinks") or []:
+    for link in as_list(fields.get("issuelinks"), "fields.issuelinks"):
         if not isinstance(link, dict):
             continue
         kind = link.get("type") if isinstance(link.get("type"), dict) else {}
@@ -174,7 +175,7 @@ def _epic_key(fields: dict, names: Mapping[str, str]) -> str | None:
 
 def _attachments(fields: dict, description: Any) -> list[Attachment]:
     out, seen = [], set()
-    for att in fields.get("attachment") or []:
+    for att in as_list(fields.get("attachment"), "fields.attachment"):
         if isinstance(att, dict) and att.get("filename"):
             size = att.get("size") if isinstance(att.get("size"), int) else None
             out.append(Attachment(name=str(att["filename"]), size=size, media_type=_str(att.get("mimeType"))))
@@ -197,11 +198,25 @@ def browse_url(issue: dict, base_url: str | None) -> str | None:
     return None
 
 
-def issue_records(issue: Any, origin: Origin, *, base_url: str | None = None,
-                  field_names: Mapping[str, str] | None = None, content_fields: Sequence[str] = (),
-                  changelog: Sequence[dict] | None = None, comments: Sequence[dict] | None = None,
-                  export_format: str = "json", default_tz: dt.tzinfo = dt.timezone.utc) -> list[Item]:
-    """The issue record followed by one record per comment; failures instead of records for what cannot be read."""
+def issue_records(issue: Any, origin: Origin, **options: Any) -> list[Item]:
+    """The issue record followed by one record per comment; failures instead of records for what cannot be read.
+
+    A field of the wrong type is a failure naming its path (`field fields.issuelinks: expected a list, got a
+    number`); any other surprise in third-party JSON is a failure for this issue, never an exception."""
+    key = _str(issue.get("key")) if isinstance(issue, dict) and isinstance(issue.get("key"), (str, int)) else None
+    try:
+        return _issue_records(issue, origin, **options)
+    except FieldTypeError as exc:
+        return [failure(origin, ErrorClass.bad_value, str(exc), key)]
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        return [failure(origin, ErrorClass.bad_value, f"unexpected value in the issue JSON: {type(exc).__name__}: {exc}",
+                        key)]
+
+
+def _issue_records(issue: Any, origin: Origin, *, base_url: str | None = None,
+                   field_names: Mapping[str, str] | None = None, content_fields: Sequence[str] = (),
+                   changelog: Sequence[dict] | None = None, comments: Sequence[dict] | None = None,
+                   export_format: str = "json", default_tz: dt.tzinfo = dt.timezone.utc) -> list[Item]:
     if not isinstance(issue, dict):
         return [failure(origin, ErrorClass.parse_error, f"an issue must be a JSON object, got {type(issue).__name__}")]
     key = _str(issue.get("key"))
@@ -210,7 +225,10 @@ def issue_records(issue: Any, origin: Origin, *, base_url: str | None = None,
     fields = issue.get("fields")
     if not isinstance(fields, dict):
         return [failure(origin, ErrorClass.missing_field, "issue has no fields object", key)]
-    names = {**(issue.get("names") if isinstance(issue.get("names"), dict) else {}), **(field_names or {})}
+    names = {**as_dict(issue.get("names"), "names"), **(field_names or {})}
+    for field_id, name in names.items():
+        if not isinstance(name, str):
+            raise FieldTypeError(f"names.{field_id}", "a string", name)
     created = parse_time(fields.get("created"), default_tz)
     updated = parse_time(fields.get("updated"), default_tz) or created
     created = created or updated
@@ -252,9 +270,10 @@ def issue_records(issue: Any, origin: Origin, *, base_url: str | None = None,
         "assignee": assignee,
         "reporter": reporter,
         "creator": creator,
-        "labels": [str(x) for x in fields.get("labels") or [] if isinstance(x, (str, int))],
-        "components": [n for n in (_name(c) for c in fields.get("components") or []) if n],
-        "fix_versions": [n for n in (_name(v) for v in fields.get("fixVersions") or []) if n],
+        "labels": [str(x) for x in as_list(fields.get("labels"), "fields.labels") if isinstance(x, (str, int))],
+        "components": [n for n in (_name(c) for c in as_list(fields.get("components"), "fields.components")) if n],
+        "fix_versions": [n for n in (_name(v) for v in as_list(fields.get("fixVersions"), "fields.fixVersions"))
+                         if n],
         "sprints": sprint,
         "due_date": _str(fields.get("duedate")),
         "created": iso(created),
@@ -301,6 +320,17 @@ def _embedded_comments(fields: dict) -> list[dict]:
 
 def comment_record(comment: Any, issue_key: str, summary: str, issue_url: str | None, origin: Origin,
                    default_tz: dt.tzinfo = dt.timezone.utc) -> Item:
+    try:
+        return _comment_record(comment, issue_key, summary, issue_url, origin, default_tz)
+    except FieldTypeError as exc:
+        return failure(origin, ErrorClass.bad_value, f"comment: {exc}", issue_key)
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        return failure(origin, ErrorClass.bad_value,
+                       f"unexpected value in the comment JSON: {type(exc).__name__}: {exc}", issue_key)
+
+
+def _comment_record(comment: Any, issue_key: str, summary: str, issue_url: str | None, origin: Origin,
+                    default_tz: dt.tzinfo) -> Item:
     if not isinstance(comment, dict):
         return failure(origin, ErrorClass.parse_error, "comment is not a JSON object", issue_key)
     comment_id = _str(comment.get("id"))

@@ -4,7 +4,6 @@ Anything else (statuses, fields, users, error bodies) is a RecordFailure naming 
 of mixed API dumps never stops a run and never loses an issue silently.
 """
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +11,7 @@ from connectors.jira.issue_record import Item, comment_record, failure, issue_re
 from connectors.jira.people import person
 from connectors.jira.times import iso, parse_time
 from connectors.records import ErrorClass, Origin
+from connectors.safe_json import load_json
 
 
 def looks_like_issue(value: Any) -> bool:
@@ -32,7 +32,7 @@ def items_from_json(data: bytes, origin: Origin, base_url: str | None = None,
         yield failure(origin, ErrorClass.parse_error, f"empty file ({len(data)} bytes): not a Jira JSON export")
         return
     try:
-        value = json.loads(data.decode("utf-8-sig"))
+        value = load_json(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         yield failure(origin, ErrorClass.parse_error, f"not valid JSON: {exc}")
         return

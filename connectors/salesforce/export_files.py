@@ -7,12 +7,12 @@ Each function yields ``(object name, flat row, origin)`` or a RecordFailure for 
 import codecs
 import csv
 import io
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from connectors.records import ErrorClass, Origin, RecordFailure
+from connectors.safe_json import load_json
 from connectors.salesforce.convert import failure, object_of
 from connectors.salesforce.objects import object_from_file_name
 from connectors.salesforce.values import canonical, flatten
@@ -127,7 +127,7 @@ def json_rows(data: bytes | Opener, name: str, origin: Origin) -> Iterator[RowIt
         yield failure(origin, ErrorClass.parse_error, "empty file: no JSON document (an HTTP 204-style empty body?)")
         return
     try:
-        doc = json.loads(decode(data)[0])
+        doc = load_json(decode(data)[0])
     except ValueError as exc:
         yield failure(origin, ErrorClass.parse_error, f"not JSON: {exc}")
         return

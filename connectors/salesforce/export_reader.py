@@ -13,6 +13,7 @@ from pathlib import Path
 
 from connectors.archives import ArchiveLimits, checked_members, open_zip
 from connectors.contract import FileCheckpoint, Item, TimeWindow
+from connectors.files import guarded
 from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
 from connectors.salesforce.convert import SOURCE, convert_row, failure
 from connectors.salesforce.directory import Directory
@@ -58,7 +59,8 @@ class SalesforceExportReader:
             files = [f for f in unit if str(f) not in skip]
             if not files:
                 continue
-            yield from self._read_unit(unit, files, window)
+            yield from guarded(self.source, Origin(file=str(unit[0].parent if len(unit) > 1 else unit[0])),
+                               self._read_unit(unit, files, window))
             for f in files:
                 done.append(str(f))
                 skip.add(str(f))
@@ -118,7 +120,7 @@ class SalesforceExportReader:
             origin = Origin(file=str(path))
             try:
                 if _is_zip(path):
-                    yield from self._zip_rows(path)
+                    yield from guarded(self.source, origin, self._zip_rows(path))
                     continue
                 parse = SUFFIXES.get(path.suffix.lower())
                 if parse is None:
@@ -129,7 +131,7 @@ class SalesforceExportReader:
                 if path.stat().st_size > self.max_file_bytes:
                     yield failure(origin, ErrorClass.too_large, f"file over {self.max_file_bytes:,} bytes")
                     continue
-                yield from parse(lambda p=path: open(p, "rb"), path.name, origin)
+                yield from guarded(self.source, origin, parse(lambda p=path: open(p, "rb"), path.name, origin))
             except OSError as exc:
                 yield failure(origin, ErrorClass.io_error, f"cannot read file: {exc.strerror or exc}")
 
@@ -141,6 +143,9 @@ class SalesforceExportReader:
         with archive:
             infos = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename)
             # Data Export zips also carry attachments/documents folders: not records, not read
+            for nested in (i for i in infos if Path(i.filename).suffix.lower() == ".zip"):
+                yield failure(Origin(file=str(path), member=nested.filename), ErrorClass.unsupported,
+                              "zip inside a zip is not read; unpack it")
             wanted = [i for i in infos if Path(i.filename).suffix.lower() in SUFFIXES]
             for info in checked_members(path, wanted, SOURCE, self.archive_limits):
                 if isinstance(info, RecordFailure):
@@ -152,7 +157,8 @@ class SalesforceExportReader:
                     continue
                 parse = SUFFIXES[Path(info.filename).suffix.lower()]
                 try:
-                    yield from parse(lambda i=info: archive.open(i), info.filename, origin)
+                    rows = parse(lambda i=info: archive.open(i), info.filename, origin)
+                    yield from guarded(self.source, origin, rows)
                 except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
                     yield failure(origin, ErrorClass.parse_error, f"zip member cannot be read: {exc}")
 
