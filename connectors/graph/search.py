@@ -37,6 +37,8 @@ class FactHit(BaseModel):
     created_at: dt.datetime | None = None
     expired_at: dt.datetime | None = None
     episodes: list[EpisodeRef] = Field(default_factory=list)
+    known_at: dt.datetime | None = None     # set by known_at searches: invalid_at/expired_at are as known then
+    interval_exact: bool | None = None      # False: recorded before revisions were kept (known_at.py)
 
     def holds_at(self, moment: dt.datetime) -> bool:
         return (self.valid_at is None or self.valid_at <= moment) and (self.invalid_at is None or self.invalid_at > moment)
@@ -63,10 +65,20 @@ def as_of_filter(moment: dt.datetime) -> SearchFilters:
 
 
 async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                       limit: int = 10) -> list[FactHit]:
+                       known_at: dt.datetime | None = None, limit: int = 10) -> list[FactHit]:
     validate_group_id(group_id)
     graphiti = await writer.graphiti(group_id)
     driver = await writer.backend.driver(group_id)
+    if known_at is not None:     # transaction time: filtered here over a wider pool (connectors/graph/known_at.py)
+        from connectors.graph.known_at import KNOWN_AT_WIDEN, as_known, known_edges
+
+        moment = as_utc(known_at)
+        results = await graphiti.search_(query, config=search_config(candidates(limit) * KNOWN_AT_WIDEN),
+                                         group_ids=[group_id], driver=driver)
+        known = known_edges(_prefer_relation(list(results.edges), query), moment,
+                            as_utc(as_of) if as_of is not None else None)[:limit]
+        hits = await _to_hits(writer, group_id, [edge for edge, _ in known])
+        return [as_known(hit, version, moment) for hit, (_, version) in zip(hits, known)]
     if as_of is not None:
         moment = as_utc(as_of)
         results = await graphiti.search_(query, config=search_config(candidates(limit)), group_ids=[group_id],
