@@ -27,8 +27,10 @@ class AmbiguousSubject(ValueError):
     def __init__(self, subject: str, candidates: list["Subject"]):
         self.candidates = candidates
         shown = "; ".join(f"{c.name} ({c.key})" for c in candidates) or "none"
-        what = "matches several subjects" if len(candidates) > 1 else "matches no subject exactly"
-        super().__init__(f"{subject!r} {what} with single-valued facts; candidates: {shown}")
+        if len(candidates) > 1:
+            super().__init__(f"{subject!r} matches several subjects; candidates: {shown}")
+        else:
+            super().__init__(f"no subject with single-valued facts is {subject!r}; candidates: {shown}")
 
 
 class Subject(BaseModel):

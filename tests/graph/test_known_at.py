@@ -124,3 +124,31 @@ def test_backfill_of_older_partitions_keeps_both_clocks(backend_config, group_id
         if expired is not None:
             assert after[key][2] is not None and after[key][2] >= expired
     assert after[("Lee Chen", STEPS[3][1])][0] == NIGHTS[3]                 # recorded when it arrived
+
+
+def test_backfill_does_not_revive_a_record_deleted_upstream(backend_config, group_id):
+    # given the four nights, then Lee's April record deleted upstream (its facts end, Priya holds until May again)
+    from tests.graph.audit_scenario import step
+
+    config = backend_config()
+    clock = Clock(NIGHTS[0])
+    lee_episode = step(group_id, 3)[0].id
+
+    async def go():
+        async with GraphWriter(config, clock=clock) as writer:
+            await ingest(writer, clock, group_id, [0, 1, 2, 3])
+            clock.now = at("2026-06-26", 2)
+            await writer.invalidate_episodes([lee_episode], at("2026-06-25"), group_id)
+            before = await edge_times(writer.backend, group_id)
+            # when a backfill of April brings the same record again
+            await ingest(writer, clock, group_id, [3], night=at("2026-06-27", 2))
+            after = await edge_times(writer.backend, group_id)
+            rows = await writer.backend.query(group_id, "MATCH ()-[e:RELATES_TO]->(o:Entity {name: 'Lee Chen'}) "
+                                                        "RETURN e.tombstoned_at AS t")
+        return before, after, rows
+
+    before, after, rows = asyncio.run(go())
+    # then nothing changes: the deleted record stays ended and Priya's restored end stays
+    assert after == before
+    assert before[("Priya Nair", STEPS[1][1])][1] == STEPS[2][1]
+    assert rows and rows[0]["t"] is not None
