@@ -109,7 +109,7 @@ CHAIN = ("MATCH (s:Entity {uuid: $s})-[e:RELATES_TO]->(o:Entity) WHERE e.group_i
          "RETURN e.uuid AS uuid, e.name AS relation, o.name AS value, e.fact AS fact, e.valid_at AS valid_at, "
          "e.invalid_at AS invalid_at, e.created_at AS created_at, e.expired_at AS expired_at, "
          "e.revisions AS revisions, e.episodes AS episodes")
-EPISODES = ("MATCH (n:Episodic) WHERE n.uuid IN $uuids RETURN n.uuid AS uuid, n.name AS source_key, "
+EPISODES = ("MATCH (n:Episodic) WHERE n.uuid IN $uuids AND n.group_id = $g RETURN n.uuid AS uuid, n.name AS source_key, "
             "n.source_system AS source, n.valid_at AS valid_at")
 
 
@@ -139,7 +139,7 @@ async def fact_history(backend: GraphBackend, group_id: str, subject: str,
     episode_ids = sorted({ep for r in rows for ep in _episode_ids(r["episodes"])})
     episodes = {}
     if episode_ids:
-        for r in await backend.query(group_id, EPISODES, uuids=episode_ids):
+        for r in await backend.query(group_id, EPISODES, uuids=episode_ids, g=group_id):
             episodes[r["uuid"]] = SourceEpisode(uuid=r["uuid"], source_key=r["source_key"], source=r["source"],
                                                 valid_at=as_datetime(r["valid_at"]))
     values = [SlotValue(uuid=r["uuid"], relation=r["relation"], value=r["value"] or "", fact=r["fact"] or "",

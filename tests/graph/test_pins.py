@@ -25,8 +25,9 @@ def stamped(config, group_id: str, *, write: bool = True, **overrides) -> dict:
             for prop, value in overrides.items():
                 await writer.backend.query(group_id, f"MATCH (m:{META_LABEL} {{group_id: $g}}) SET m.{prop} = $v",
                                            g=group_id, v=value)
-            rows = await writer.backend.query(group_id, f"MATCH (m:{META_LABEL}) RETURN m.schema_version AS s, "
-                                                        "m.graphiti_version AS v, m.embedder AS e")
+            rows = await writer.backend.query(group_id, f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN "
+                                                        "m.schema_version AS s, m.graphiti_version AS v, "
+                                                        "m.embedder AS e", g=group_id)
         return rows[0]
 
     return asyncio.run(go())
