@@ -1,4 +1,5 @@
-"""Readers pinned to the writer: the meta node records what wrote the graph; every reader checks it before answering.
+"""Readers pinned to the writer: the meta node records what wrote the graph (the first write, then each later write's own
+versions); every reader checks it before answering.
 
 Another embedder or dimension refuses (its vectors would match nothing, silently). Another graphiti-core version or
 another schema minor version warns once per process and group, naming both versions and the upgrade step in

@@ -49,9 +49,9 @@ SET e.invalid_at = row.invalid_at, e.expired_at = row.expired_at, e.revisions = 
 """
 MERGE_META = f"""
 MERGE (m:{META_LABEL} {{group_id: $group_id}})
-ON CREATE SET m.embedder = $embedder, m.embedding_dim = $dim, m.created_at = $now
-SET m.updated_at = $now, m.schema_version = coalesce(m.schema_version, $schema_version),
-    m.graphiti_version = coalesce(m.graphiti_version, $graphiti_version)
+ON CREATE SET m.embedder = $embedder, m.embedding_dim = $dim, m.created_at = $now,
+    m.created_schema_version = $schema_version, m.created_graphiti_version = $graphiti_version
+SET m.updated_at = $now, m.schema_version = $schema_version, m.graphiti_version = $graphiti_version
 """
 
 

@@ -27,7 +27,7 @@ def stamped(config, group_id: str, *, write: bool = True, **overrides) -> dict:
                                            g=group_id, v=value)
             rows = await writer.backend.query(group_id, f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN "
                                                         "m.schema_version AS s, m.graphiti_version AS v, "
-                                                        "m.embedder AS e", g=group_id)
+                                                        "m.embedder AS e, m.created_graphiti_version AS cv", g=group_id)
         return rows[0]
 
     return asyncio.run(go())
@@ -38,7 +38,7 @@ def test_first_write_records_schema_and_graphiti_versions(backend_config, group_
     row = stamped(config, group_id)
     assert row["s"] == SCHEMA_VERSION
     assert row["v"] == graphiti_version() and row["v"][0].isdigit()
-    assert row["e"] == config.embedder_identity()
+    assert row["e"] == config.embedder_identity() and row["cv"] == row["v"]
 
 
 def test_other_graphiti_version_warns_once_on_every_reader_path(backend_config, group_id, caplog):
