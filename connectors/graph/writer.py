@@ -5,6 +5,10 @@ touched entities/edges/slots, merge (episode lists union, earliest valid_at, ori
 single-valued slot, embed in batches, then ONE write transaction (graphiti's add_nodes_and_edges_bulk_tx + our extra
 Episodic properties + slot updates + the meta node). Neo4j commits that atomically; FalkorDB has no multi-statement
 transactions, so there a failed batch is repaired by rerunning it (every id is deterministic).
+
+Both clocks survive reruns and backfills: created_at is the first recording, every change of an edge's end or expiry
+appends a revision (known_at.py reads the interval as known at any moment), and an edge whose records were deleted
+upstream keeps its tombstone when a backfill brings the record again.
 """
 
 import asyncio
