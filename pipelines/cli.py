@@ -2,7 +2,9 @@
 
   graphfeed preview --source email PATH...   episodes as JSON lines on stdout, failures on stderr (no state written)
   graphfeed run [--date D | --from A --to B] [--source S]   the nightly job, in-process, recorded in the Dagster instance
-  graphfeed search "QUERY" [--as-of DATE] [--group G] [--limit N] [--json]   what the graph knows (now, or on a date)
+  graphfeed search "QUERY" [--as-of DATE] [--known-at DATETIME] [--group G] [--limit N] [--json]
+                                            what the graph knows (now, or on a date), or knew at a moment of its history
+  graphfeed history SUBJECT [--relation R] [--json]   every value a single-valued slot had, with both clocks
   graphfeed episodes search "QUERY" | get ID|KEY | list [filters]   episodes by intent, source, actor and time
   graphfeed mcp [--http HOST:PORT]          read-only MCP server (stdio by default) for agents
   graphfeed ledger [--source S]             episode counts by status and the latest failures
@@ -181,26 +183,47 @@ def _graph_parts():
     return settings.home(), resources["graph"], resources["ledger"]
 
 
+def _moment(value: str | None, what: str) -> dt.datetime | None:
+    """A date (start of that day, UTC) or an ISO datetime (UTC when it has no zone)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from pipelines.mcp_server import parse_time
+
+    try:
+        return parse_time(value, what)
+    except ToolError as exc:
+        raise ValueError(str(exc)) from None
+
+
 def cmd_search(args: argparse.Namespace) -> int:
+    import asyncio
     import json
 
     from connectors.graph.config import ConfigError, validate_group_id
+    from connectors.graph.reader import GraphReader
 
     try:
         validate_group_id(args.group)
-    except ConfigError as exc:
+        as_of = _moment(args.as_of, "--as-of")
+        known_at = _moment(args.known_at, "--known-at")
+    except (ConfigError, ValueError) as exc:
         return _usage_error(str(exc))
-    as_of = dt.datetime.fromisoformat(args.as_of).replace(tzinfo=dt.timezone.utc) if args.as_of else None
-    home, graph, _ = _graph_parts()
-    with graph.writer(home) as writer:
-        hits = writer.search(args.query, group_id=args.group, as_of=as_of, limit=args.limit)
+
+    async def go():
+        async with GraphReader(_graph_config()) as reader:
+            return await reader.search_facts(args.query, group_id=args.group, as_of=as_of, known_at=known_at,
+                                             limit=args.limit)
+
+    hits = asyncio.run(go())
     if args.json:
         for hit in hits:
             print(json.dumps(hit.model_dump(mode="json"), ensure_ascii=False))
         if getattr(hits, "degraded", None):        # a step timed out: the answer may be incomplete
             print(json.dumps({"degraded": hits.degraded}))
         return EXIT_OK
-    when = f"as of {args.as_of}" if args.as_of else "now first, then history"
+    when = f"as of {args.as_of}" if args.as_of else ("held then" if args.known_at else "now first, then history")
+    if args.known_at:
+        when = f"as the graph knew it at {known_at.isoformat()}, {when}"
     print(f"{len(hits)} facts for {args.query!r} in group {args.group} ({when}):")
     if getattr(hits, "degraded", None):
         print(f"(incomplete: {'; '.join(hits.degraded)})")
@@ -209,6 +232,45 @@ def cmd_search(args: argparse.Namespace) -> int:
         invalid = hit.invalid_at.date().isoformat() if hit.invalid_at else "now"
         sources = ", ".join(f"{e.source or ''} {e.name}".strip() for e in hit.episodes[:3]) or "-"
         print(f"- {hit.fact}\n    valid {valid} .. {invalid}   [{hit.name}]   source: {sources}")
+        if hit.interval_exact is False:
+            print("    (end as known then not recorded: written before revisions were kept; shown as the source gave it)")
+    return EXIT_OK
+
+
+def _stamp(value: dt.datetime | None) -> str:
+    return value.isoformat(timespec="seconds") if value else "-"
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from connectors.graph.config import ConfigError, validate_group_id
+    from connectors.graph.history import AmbiguousSubject
+    from connectors.graph.reader import GraphReader
+
+    try:
+        validate_group_id(args.group)
+    except ConfigError as exc:
+        return _usage_error(str(exc))
+
+    async def go():
+        async with GraphReader(_graph_config()) as reader:
+            return await reader.fact_history(args.subject, group_id=args.group, relation=args.relation)
+
+    try:
+        history = asyncio.run(go())
+    except AmbiguousSubject as exc:
+        print(f"graphfeed: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(history.model_dump_json())
+        return EXIT_OK
+    subject = history.subject
+    print(f"{subject.name} ({subject.key}): {len(history.values)} values")
+    for v in history.values:
+        sources = ", ".join(f"{e.source or ''} {e.source_key or e.uuid}".strip() for e in v.episodes[:3]) or "-"
+        print(f"- [{v.relation}] {v.value}   valid {_stamp(v.valid_at)} .. {_stamp(v.invalid_at) if v.invalid_at else 'now'}"
+              f"\n    recorded {_stamp(v.created_at)}, ended in graph {_stamp(v.expired_at)}   source: {sources}")
     return EXIT_OK
 
 
@@ -377,11 +439,19 @@ def parser() -> argparse.ArgumentParser:
 
     se = sub.add_parser("search", help="hybrid search (keyword + vector + graph) over the graph's facts")
     se.add_argument("query")
-    se.add_argument("--as-of", type=_date, help="facts valid on this date (UTC)")
+    se.add_argument("--as-of", help="facts valid at this date or datetime (UTC when no zone)")
+    se.add_argument("--known-at", help="as the graph knew it at this date or datetime (its own history)")
     se.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
     se.add_argument("--limit", type=int, default=10)
     se.add_argument("--json", action="store_true", help="one JSON object per fact")
     se.set_defaults(func=cmd_search)
+
+    hi = sub.add_parser("history", help="every value a single-valued slot had (contact, assignee, status, ...)")
+    hi.add_argument("subject", help="an entity name or key (org:acme.example, jira:issue:ACME-1)")
+    hi.add_argument("--relation", help="only this relation (HAS_CONTACT, contact, assignee, status, ...)")
+    hi.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
+    hi.add_argument("--json", action="store_true")
+    hi.set_defaults(func=cmd_history)
 
     ep = sub.add_parser("episodes", help="episodes: full-text search, one whole, or a page by time (read-only)")
     ep.add_argument("action", choices=("search", "get", "list"))

@@ -19,6 +19,7 @@ from mcp_types import ToolAnnotations
 
 from connectors.graph.config import GraphConfig
 from connectors.graph.episode_read import MAX_LIMIT, EpisodeFilters, decode_cursor
+from connectors.graph.history import AmbiguousSubject
 from connectors.graph.reader import GraphReader
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -81,7 +82,7 @@ def episode_filters(intent: str | list[str] | None, source: str | list[str] | No
 
 
 def build_server(config: GraphConfig, group_id: str) -> MCPServer:
-    """The server with its four read-only tools; the graph is opened once for the server's life."""
+    """The server with its five read-only tools; the graph is opened once for the server's life."""
     state: dict[str, GraphReader] = {}
 
     @asynccontextmanager
@@ -99,14 +100,30 @@ def build_server(config: GraphConfig, group_id: str) -> MCPServer:
         return state["reader"]
 
     @server.tool(annotations=READ_ONLY)
-    async def search_facts(query: str, as_of: str | None = None, limit: int = 10) -> list[dict[str, Any]]:
+    async def search_facts(query: str, as_of: str | None = None, known_at: str | None = None,
+                           limit: int = 10) -> list[dict[str, Any]]:
         """Hybrid search over facts. Without as_of: facts true now first, then history; with as_of (a date or
-        datetime): the facts valid at that moment. Each fact has valid_at, invalid_at and its source episodes."""
+        datetime): the facts valid at that moment. known_at (a date or datetime): as the graph knew it then — the facts
+        it held at that moment of its own history (with as_of: what it then said held at as_of), each interval as known
+        then. Each fact has valid_at, invalid_at, created_at, expired_at and its source episodes."""
         if not query.strip():
             raise ToolError("query is empty")
         hits = await reader().search_facts(query, group_id=group_id, as_of=parse_time(as_of, "as_of"),
-                                           limit=check_limit(limit))
+                                           known_at=parse_time(known_at, "known_at"), limit=check_limit(limit))
         return [h.model_dump(mode="json") for h in hits]
+
+    @server.tool(annotations=READ_ONLY)
+    async def fact_history(subject: str, relation: str | None = None) -> dict[str, Any]:
+        """Every value a single-valued slot of one subject had (contact, assignee, status, stage, amount, owner, ...),
+        in valid-time order, each with valid_at/invalid_at, created_at/expired_at and its source episodes. subject: an
+        entity name or key; relation narrows to one slot (HAS_CONTACT, "contact", "assignee")."""
+        if not subject.strip():
+            raise ToolError("subject is empty")
+        try:
+            found = await reader().fact_history(subject, group_id=group_id, relation=relation or None)
+        except AmbiguousSubject as exc:
+            raise ToolError(str(exc)) from None
+        return found.model_dump(mode="json")
 
     @server.tool(annotations=READ_ONLY)
     async def search_episodes(query: str, intent: list[str] | None = None, source: list[str] | None = None,

@@ -12,6 +12,8 @@ from connectors.graph.config import GraphConfig, validate_group_id
 from connectors.graph.embedders import local_graphiti, make_embedder
 from connectors.graph.episode_read import (EpisodeDetail, EpisodeFilters, EpisodePage, EpisodeSummary, get_episode,
                                            list_episodes, search_episodes)
+from connectors.graph.history import SlotHistory
+from connectors.graph.pins import check_pins
 
 
 def utcnow() -> dt.datetime:
@@ -19,7 +21,8 @@ def utcnow() -> dt.datetime:
 
 
 class GraphReader:
-    """`async with GraphReader(config) as r:` then search_facts / search_episodes / get_episode / list_episodes."""
+    """`async with GraphReader(config) as r:` then search_facts / fact_history / search_episodes / get_episode /
+    list_episodes. Every call first checks the group's stamp (pins.py): embedder, schema and graphiti-core versions."""
 
     def __init__(self, config: GraphConfig, *, embedder: Any = None, clock: Callable[[], dt.datetime] = utcnow):
         self.config = config.check()
@@ -57,16 +60,23 @@ class GraphReader:
         validate_group_id(group_id)
         if group_id in self._checked:
             return
-        from connectors.graph.writer import check_embedder_of
-
-        await check_embedder_of(self.backend, group_id, self.embedder_name, int(self.config.embedding_dim))
+        await check_pins(self.backend, group_id, embedder=self.embedder_name, dim=int(self.config.embedding_dim))
         self._checked.add(group_id)
 
+    check_embedder = check_group        # the name search_facts calls on writers and readers alike
+
     async def search_facts(self, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                           limit: int = 10) -> list:
+                           known_at: dt.datetime | None = None, limit: int = 10) -> list:
         from connectors.graph.search import search_facts
 
-        return await search_facts(self, query, group_id=group_id, as_of=as_of, limit=limit)
+        return await search_facts(self, query, group_id=group_id, as_of=as_of, known_at=known_at, limit=limit)
+
+    async def fact_history(self, subject: str, *, group_id: str, relation: str | None = None) -> SlotHistory:
+        """Every value the subject's single-valued slots had (history.py); raises AmbiguousSubject with candidates."""
+        from connectors.graph.history import fact_history
+
+        await self.check_group(group_id)
+        return await fact_history(self.backend, group_id, subject, relation)
 
     async def search_episodes(self, query: str, *, group_id: str, filters: EpisodeFilters | None = None,
                               limit: int = 10) -> list[EpisodeSummary]:

@@ -47,6 +47,8 @@ class FactHit(BaseModel):
     created_at: dt.datetime | None = None
     expired_at: dt.datetime | None = None
     episodes: list[EpisodeRef] = Field(default_factory=list)
+    known_at: dt.datetime | None = None     # set by known_at searches: invalid_at/expired_at are as known then
+    interval_exact: bool | None = None      # False: recorded before revisions were kept (known_at.py)
 
     def holds_at(self, moment: dt.datetime) -> bool:
         return (self.valid_at is None or self.valid_at <= moment) and (self.invalid_at is None or self.invalid_at > moment)
@@ -82,28 +84,45 @@ class FactHits(list):
 
 
 async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                       limit: int = 10, exact: bool = False) -> FactHits:
-    """exact=True replaces the vector index calls by a scan of every embedding (the reference for tests)."""
+                       known_at: dt.datetime | None = None, limit: int = 10, exact: bool = False) -> FactHits:
+    """exact=True replaces the vector index calls by a scan of every embedding (the reference for tests).
+
+    known_at=t: the facts the graph held at t of its own history, each interval as known then (connectors/graph/
+    known_at.py); with as_of, what the graph at t said held on that date. The interval as known at t is not what is
+    stored now, so the as-of filter is applied after the index calls over a wider pool, not pushed into them.
+    """
     validate_group_id(group_id)
     await writer.check_embedder(group_id)           # vectors of another model cannot be compared
     driver = await writer.backend.driver(group_id)
     steps = SearchSteps(driver, group_id, writer.config.search_timeout_ms)
     moment = as_utc(as_of) if as_of is not None else None
+    pushed = moment if known_at is None else None   # the as-of filter inside the queries
     vec = list(await writer.embedder.create(query))
     pool = candidates(limit)
+    if known_at is not None:
+        from connectors.graph.known_at import KNOWN_AT_WIDEN
+
+        pool *= KNOWN_AT_WIDEN
     text = _fulltext(query, group_id, driver)
     vector = steps.edge_vector_exact if exact else steps.edge_vector
 
     async def graph_step() -> tuple[list[str], list[Edge]]:
         origins = fuse(await steps.step("entities", steps.entity_origins(text, vec, ORIGINS, exact)))[:ORIGINS]
-        return origins, await steps.step("graph", steps.around(origins, vec, pool, moment))
+        return origins, await steps.step("graph", steps.around(origins, vec, pool, pushed))
 
     found_vector, found_text, (origins, found_near) = await asyncio.gather(
-        steps.step("vector", vector(vec, pool, moment)), steps.step("fulltext", steps.edge_fulltext(text, pool, moment)),
+        steps.step("vector", vector(vec, pool, pushed)), steps.step("fulltext", steps.edge_fulltext(text, pool, pushed)),
         graph_step())
     lists = [found_vector, found_text, found_near]
     by_uuid = {e.uuid: e for found in lists for e in found}
     ranked = _prefer(query, origins[:1], [by_uuid[u] for u in fuse([[e.uuid for e in found] for found in lists])])
+    if known_at is not None:
+        from connectors.graph.known_at import as_known, known_edges
+
+        seen = as_utc(known_at)
+        known = known_edges(ranked, seen, moment)[:limit]
+        hits = await _to_hits(steps, [edge for edge, _ in known])
+        return FactHits([as_known(hit, version, seen) for hit, (_, version) in zip(hits, known)], steps.degraded)
     if moment is not None:
         edges = [e for e in ranked if _holds(e, moment)]
     else:

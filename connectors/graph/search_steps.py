@@ -19,7 +19,8 @@ MAX_POOL = 400
 
 EDGE_COLUMNS = ("e.uuid AS uuid, e.fact AS fact, e.name AS name, s.uuid AS source_node_uuid, s.name AS subject, "
                 "o.uuid AS target_node_uuid, o.name AS object, e.valid_at AS valid_at, e.invalid_at AS invalid_at, "
-                "e.created_at AS created_at, e.expired_at AS expired_at, e.episodes AS episodes")
+                "e.created_at AS created_at, e.expired_at AS expired_at, e.episodes AS episodes, "
+                "e.source_invalid_at AS source_invalid_at, e.revisions AS revisions")
 HOLDS = "((e.valid_at IS NULL OR e.valid_at <= $at) AND (e.invalid_at IS NULL OR e.invalid_at > $at))"
 
 
@@ -39,6 +40,13 @@ class Edge:
     created_at: Any = None
     expired_at: Any = None
     episodes: list[str] = dataclasses.field(default_factory=list)
+    source_invalid_at: Any = None
+    revisions: Any = None            # every (invalid_at, expired_at) state the edge had (known_at.py)
+
+    @property
+    def attributes(self) -> dict[str, Any]:
+        """The extra properties graphfeed sets on a fact, as graphiti's EntityEdge.attributes holds them."""
+        return {"source_invalid_at": self.source_invalid_at, "revisions": self.revisions}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Edge":

@@ -65,8 +65,14 @@ def entity_node(spec: EntitySpec, group_id: str, *, name: str, created_at: dt.da
 
 def entity_edge(fact: FactSpec, group_id: str, *, episodes: list[str], valid_at: dt.datetime | None,
                 invalid_at: dt.datetime | None, expired_at: dt.datetime | None, created_at: dt.datetime,
-                embedding: list[float] | None) -> EntityEdge:
+                embedding: list[float] | None, revisions: list[str] | None = None,
+                tombstoned_at: dt.datetime | None = None) -> EntityEdge:
+    """revisions: every (invalid_at, expired_at) state the edge had, in transaction order (known_at.py)."""
     attributes: dict[str, Any] = dict(fact.attributes)
+    if revisions:
+        attributes["revisions"] = list(revisions)
+    if tombstoned_at is not None:       # graphiti's bulk save replaces all properties: carry ours through
+        attributes["tombstoned_at"] = tombstoned_at
     if fact.single_valued:
         attributes["slot"] = fact.single_valued
     if fact.invalid_at is not None:

@@ -5,6 +5,10 @@ touched entities/edges/slots, merge (episode lists union, earliest valid_at, ori
 single-valued slot, embed in batches, then ONE write transaction (graphiti's add_nodes_and_edges_bulk_tx + our extra
 Episodic properties + slot updates + the meta node). Neo4j commits that atomically; FalkorDB has no multi-statement
 transactions, so there a failed batch is repaired by rerunning it (every id is deterministic).
+
+Both clocks survive reruns and backfills: created_at is the first recording, every change of an edge's end or expiry
+appends a revision (known_at.py reads the interval as known at any moment), and an edge whose records were deleted
+upstream keeps its tombstone when a backfill brings the record again.
 """
 
 import asyncio
@@ -21,7 +25,9 @@ from pydantic import BaseModel, Field
 from connectors.graph.backend import META_LABEL, GraphBackend, as_datetime
 from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig, validate_group_id
 from connectors.graph.embedders import make_embedder
+from connectors.graph.known_at import format_revision, next_revisions
 from connectors.graph.llm.meter import Usage
+from connectors.graph.pins import SCHEMA_VERSION, check_stamp, graphiti_version, read_stamp
 from connectors.graph.timeline import SlotEdge, absence_end, recompute_slot
 from connectors.graph.to_graphiti import entity_edge, entity_node, episode_properties, episodic_node, mention_edge
 from transforms.episode import Episode
@@ -43,12 +49,13 @@ SET n.intent = row.intent, n.intent_confidence = row.intent_confidence, n.refere
 SET_EDGE_TIMES = """
 UNWIND $rows AS row
 MATCH ()-[e:RELATES_TO {uuid: row.uuid}]->()
-SET e.invalid_at = row.invalid_at, e.expired_at = row.expired_at
+SET e.invalid_at = row.invalid_at, e.expired_at = row.expired_at, e.revisions = coalesce(e.revisions, []) + [row.revision]
 """
 MERGE_META = f"""
 MERGE (m:{META_LABEL} {{group_id: $group_id}})
-ON CREATE SET m.embedder = $embedder, m.embedding_dim = $dim, m.created_at = $now
-SET m.updated_at = $now
+ON CREATE SET m.embedder = $embedder, m.embedding_dim = $dim, m.created_at = $now,
+    m.created_schema_version = $schema_version, m.created_graphiti_version = $graphiti_version
+SET m.updated_at = $now, m.schema_version = $schema_version, m.graphiti_version = $graphiti_version
 """
 
 
@@ -120,18 +127,11 @@ def _name_rank(name: str) -> tuple[bool, str]:
 
 
 async def check_embedder_of(backend: GraphBackend, group_id: str, embedder_name: str, dim: int) -> None:
-    """Raise EmbedderMismatch if the group was written with another embedder or dimension (writers and readers)."""
-    rows = await backend.query(
-        group_id, f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN m.embedder AS embedder, m.embedding_dim AS dim",
-        g=group_id)
-    if not rows:
-        return
-    stored, stored_dim = rows[0]["embedder"], rows[0]["dim"]
-    if stored != embedder_name or int(stored_dim) != int(dim):
-        raise EmbedderMismatch(
-            f"group {group_id!r} was written with embedder {stored} ({stored_dim}-d); this process uses "
-            f"{embedder_name} ({dim}-d). Vectors of different models cannot be mixed: "
-            "use the same embedder, or re-embed the graph into a new group.")
+    """Raise EmbedderMismatch if the group was written with another embedder or dimension, SchemaMismatch if with
+    another schema major (writers; readers use pins.check_pins, which also warns)."""
+    stamp = await read_stamp(backend, group_id)
+    if stamp is not None:
+        check_stamp(stamp, group_id, embedder=embedder_name, dim=dim)
 
 
 class GraphWriter:
@@ -320,7 +320,8 @@ class GraphWriter:
         if facts.facts:
             rows = await q(group_id, "MATCH ()-[e:RELATES_TO]->() WHERE e.uuid IN $uuids "
                                      "RETURN e.uuid AS uuid, e.episodes AS episodes, e.valid_at AS valid_at, "
-                                     "e.invalid_at AS invalid_at, e.expired_at AS expired_at, e.created_at AS created_at",
+                                     "e.invalid_at AS invalid_at, e.expired_at AS expired_at, e.created_at AS created_at, "
+                                     "e.revisions AS revisions, e.tombstoned_at AS tombstoned_at",
                            uuids=[f.uuid for f in facts.facts])
             stored.edges = {r["uuid"]: r for r in rows}
         slots = sorted({f.single_valued for f in facts.facts if f.single_valued})
@@ -391,17 +392,8 @@ class GraphWriter:
             before = by_slot[fact.single_valued].get(uuid_)
             by_slot[fact.single_valued][uuid_] = SlotEdge(
                 uuid=uuid_, object=fact.object, valid_at=valid_at, source_invalid_at=fact.invalid_at,
-                invalid_at=before.invalid_at if before else None, expired_at=before.expired_at if before else None)
-            family = fact.attributes.get("slot_family")
-            if family:
-                stored.slot_family[fact.single_valued] = str(family)
-                statements.setdefault(str(family), []).append((valid_at, frozenset(fact.attributes.get("family_slots")
-                                                                                    or [])))
-        for slot, family in stored.slot_family.items():          # a row a later version removed ends there
-            for uuid_, edge in list(by_slot.get(slot, {}).items()):
-                gone = absence_end(slot, edge.valid_at, statements.get(family, []))
-                if gone is not None:
-                    by_slot[slot][uuid_] = edge.model_copy(update={"removed_at": gone})
+from connectors.graph.pins import SCHEMA_VERSION, check_stamp, graphiti_version, read_stamp
+from connectors.graph.timeline import SlotEdge, absence_end, recompute_slot
         for slot, edges in by_slot.items():
             for uuid_, new in recompute_slot(list(edges.values()), now).items():
                 edge = edges[uuid_]
@@ -410,7 +402,8 @@ class GraphWriter:
                 if uuid_ in merged:
                     times[uuid_] = (new.invalid_at, new.expired_at)
                 elif new.differs(edge):
-                    updates.append({"uuid": uuid_, "invalid_at": new.invalid_at, "expired_at": new.expired_at})
+                    updates.append({"uuid": uuid_, "invalid_at": new.invalid_at, "expired_at": new.expired_at,
+                                    "revision": format_revision(now, new.invalid_at, new.expired_at)})
         result.facts_invalidated += invalidated
 
         # ---- entities: keep the better name (a real name beats an address) whatever the arrival order
@@ -434,9 +427,19 @@ class GraphWriter:
                         for spec, vec in zip(facts.entities, name_vecs)]
         entity_edges = []
         for (fact, eps, valid_at, created_at), vec in zip(fact_list, fact_vecs):
-            invalid_at, expired_at = times.get(fact.uuid, (fact.invalid_at, None))
+            old = stored.edges.get(fact.uuid)
+            tombstoned_at = as_datetime(old.get("tombstoned_at")) if old else None
+            if fact.uuid in times:
+                invalid_at, expired_at = times[fact.uuid]
+            elif tombstoned_at is not None:     # its records were deleted upstream: a backfill does not un-expire it
+                invalid_at, expired_at = as_datetime(old.get("invalid_at")), as_datetime(old.get("expired_at"))
+            else:
+                invalid_at, expired_at = fact.invalid_at, None
+            revisions = next_revisions(old.get("revisions") if old else None, now=now, invalid_at=invalid_at,
+                                       expired_at=expired_at, created=old is None)
             entity_edges.append(entity_edge(fact, group_id, episodes=eps, valid_at=valid_at, invalid_at=invalid_at,
-                                            expired_at=expired_at, created_at=created_at, embedding=vec))
+                                            expired_at=expired_at, created_at=created_at, embedding=vec,
+                                            revisions=revisions, tombstoned_at=tombstoned_at))
 
         # ---- episodes and their MENTIONS
         known_entities = {e.uuid for e in facts.entities}
@@ -460,7 +463,8 @@ class GraphWriter:
 
         from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk_tx
 
-        meta = {"group_id": group_id, "embedder": self.embedder_name, "dim": int(self.config.embedding_dim), "now": now}
+        meta = {"group_id": group_id, "embedder": self.embedder_name, "dim": int(self.config.embedding_dim), "now": now,
+                "schema_version": SCHEMA_VERSION, "graphiti_version": graphiti_version()}
 
         async def unit(tx: Any) -> None:
             bulk_tx = tx if driver.provider == GraphProvider.NEO4J else _BulkTx(tx)
@@ -515,7 +519,8 @@ class GraphWriter:
             for r in doomed:
                 old = as_datetime(r["invalid_at"])
                 invalid_at = min(old, at) if old is not None else at
-                updates.append({"uuid": r["uuid"], "invalid_at": invalid_at, "expired_at": now, "tombstoned_at": at})
+                updates.append({"uuid": r["uuid"], "invalid_at": invalid_at, "expired_at": now, "tombstoned_at": at,
+                                "revision": format_revision(now, invalid_at, now)})
             total += len(updates)
             slots = sorted({r["slot"] for r in doomed if r["slot"]})
             slot_updates = []
@@ -538,13 +543,15 @@ class GraphWriter:
                     for uuid_, new in recompute_slot(edges, now).items():
                         if uuid_ not in doomed_ids and new.differs(current[uuid_]):
                             slot_updates.append({"uuid": uuid_, "invalid_at": new.invalid_at,
-                                                 "expired_at": new.expired_at})
+                                                 "expired_at": new.expired_at,
+                                                 "revision": format_revision(now, new.invalid_at, new.expired_at)})
             driver = await self.backend.driver(g)
 
             async def unit(tx: Any, updates: list = updates, slot_updates: list = slot_updates) -> None:
                 await tx.run("UNWIND $rows AS row MATCH ()-[e:RELATES_TO {uuid: row.uuid}]->() "
                              "SET e.invalid_at = row.invalid_at, e.expired_at = row.expired_at, "
-                             "e.tombstoned_at = row.tombstoned_at", rows=updates)
+                             "e.tombstoned_at = row.tombstoned_at, "
+                             "e.revisions = coalesce(e.revisions, []) + [row.revision]", rows=updates)
                 await tx.run("UNWIND $ids AS id MATCH (n:Episodic {uuid: id}) SET n.tombstoned_at = $at", ids=ids, at=at)
                 if slot_updates:
                     await tx.run(SET_EDGE_TIMES, rows=slot_updates)

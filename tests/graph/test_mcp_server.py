@@ -15,12 +15,13 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from connectors.graph.writer import GraphWriter
+from tests.graph.scenario import contact_change
 from tests.graph.test_episode_read import episodes
 from tests.servers._process import free_port, port_accepts
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"search_facts", "search_episodes", "get_episode", "list_episodes"}
+TOOLS = {"search_facts", "search_episodes", "get_episode", "list_episodes", "fact_history"}
 
 
 @pytest.fixture(params=["falkordb-embedded", "neo4j"])
@@ -42,6 +43,8 @@ def served_graph(request, graph_home, group_id):
     async def write():
         async with GraphWriter(config) as writer:
             await writer.write_batch(episodes(group_id))
+            for episode, facts in contact_change(group_id):      # Acme's contact: Dana from March, Priya from June
+                await writer.write_batch([episode], {group_id: facts})
 
     asyncio.run(write())
     return env
@@ -59,6 +62,12 @@ async def exercise(client: Client) -> dict:
     out["page"] = await client.call_tool("list_episodes", {"actor": "tom.berger@globex.example", "limit": 1})
     out["bad_intent"] = await client.call_tool("search_episodes", {"query": "x", "intent": ["gossip"]})
     out["bad_date"] = await client.call_tool("search_facts", {"query": "budget", "as_of": "last tuesday"})
+    out["known_before"] = await client.call_tool("search_facts", {"query": "Who sent the warehouse migration budget?",
+                                                                  "known_at": "2000-01-01"})
+    out["known_later"] = await client.call_tool("search_facts", {"query": "Who sent the warehouse migration budget?",
+                                                                 "known_at": "2999-01-01", "limit": 3})
+    out["history"] = await client.call_tool("fact_history", {"subject": "org:acme.example", "relation": "contact"})
+    out["history_typo"] = await client.call_tool("fact_history", {"subject": "acme.exmple"})
     out["bad_limit"] = await client.call_tool("list_episodes", {"limit": 0})
     out["missing"] = await client.call_tool("get_episode", {"id_or_source_key": "<nope@x>"})
     return out
@@ -93,6 +102,14 @@ def check_answers(out: dict) -> None:
     assert "unknown intent gossip" in error_text(out["bad_intent"])
     assert "as_of: not a date" in error_text(out["bad_date"])
     assert "limit must be a positive integer" in error_text(out["bad_limit"])
+    assert payload(out["known_before"]) == []                        # nothing was recorded in 2000
+    later = payload(out["known_later"])
+    assert later and all(f["known_at"].startswith("2999-01-01") and f["interval_exact"] for f in later)
+    history = payload(out["history"])
+    assert [(v["value"], v["valid_at"][:10], (v["invalid_at"] or "")[:10]) for v in history["values"]] == [
+        ("Dana Whitfield", "2026-03-02", "2026-06-15"), ("Priya Nair", "2026-06-15", "")]
+    assert history["values"][0]["episodes"][0]["source_key"] == "acct-001/hist-1"
+    assert "(org:acme.example)" in error_text(out["history_typo"])
     assert "no episode" in error_text(out["missing"])
 
 
