@@ -392,8 +392,18 @@ class GraphWriter:
             before = by_slot[fact.single_valued].get(uuid_)
             by_slot[fact.single_valued][uuid_] = SlotEdge(
                 uuid=uuid_, object=fact.object, valid_at=valid_at, source_invalid_at=fact.invalid_at,
-from connectors.graph.pins import SCHEMA_VERSION, check_stamp, graphiti_version, read_stamp
-from connectors.graph.timeline import SlotEdge, absence_end, recompute_slot
+                invalid_at=before.invalid_at if before else None, expired_at=before.expired_at if before else None,
+                tombstoned_at=before.tombstoned_at if before else None)   # a rerun never revives a deleted record
+            family = fact.attributes.get("slot_family")
+            if family:
+                stored.slot_family[fact.single_valued] = str(family)
+                statements.setdefault(str(family), []).append((valid_at, frozenset(fact.attributes.get("family_slots")
+                                                                                    or [])))
+        for slot, family in stored.slot_family.items():          # a row a later version removed ends there
+            for uuid_, edge in list(by_slot.get(slot, {}).items()):
+                gone = absence_end(slot, edge.valid_at, statements.get(family, []))
+                if gone is not None:
+                    by_slot[slot][uuid_] = edge.model_copy(update={"removed_at": gone})
         for slot, edges in by_slot.items():
             for uuid_, new in recompute_slot(list(edges.values()), now).items():
                 edge = edges[uuid_]
