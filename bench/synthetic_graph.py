@@ -123,6 +123,7 @@ def _statements(provider: GraphProvider, dim: int) -> dict[str, str]:
 async def write_synthetic(writer: Any, group_id: str, facts: int, seed: int = 5) -> SyntheticGraph:
     """Write the graph into the group (prepared by the writer's backend: graphiti's and search's indexes)."""
     from connectors.graph.search_indexes import await_indexes, drop_vector_indexes, ensure_vector_indexes
+    from connectors.graph.pins import SCHEMA_VERSION, graphiti_version
     from connectors.graph.writer import MERGE_META
 
     graph, entities, edges, episodes, mentions = _plan(group_id, facts, seed)
@@ -135,7 +136,8 @@ async def write_synthetic(writer: Any, group_id: str, facts: int, seed: int = 5)
             await writer.backend.query(group_id, statements[key], rows=rows[start:start + BATCH], g=group_id)
     meta = MERGE_META.replace("$group_id", "$g")      # backend.query's first argument is already called group_id
     await writer.backend.query(group_id, meta, g=group_id, embedder=writer.embedder_name,
-                               dim=dim, now=dt.datetime.now(UTC))
+                               dim=dim, now=dt.datetime.now(UTC), schema_version=SCHEMA_VERSION,
+                               graphiti_version=graphiti_version())
     await ensure_vector_indexes(driver, group_id, dim)
     await await_indexes(driver, group_id)
     return graph
