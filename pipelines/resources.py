@@ -3,6 +3,7 @@ secrets only ever through dagster.EnvVar."""
 
 import datetime as dt
 import os
+from typing import Optional
 from pathlib import Path
 
 import dagster as dg
@@ -46,7 +47,7 @@ class EpisodeConfig(dg.ConfigurableResource):
     """How records become episodes and how much failure a partition may carry."""
 
     group_id: str = "graphfeed"
-    intent_threshold: float = 0.5
+    intent_threshold: Optional[float] = None    # None: the model's threshold, calibrated on the train split
     overlap_minutes: int = 60            # a partition also takes records this close before its day; dedup absorbs them
     max_failure_rate: float = 0.2        # blocking check on <source>/episodes
     jira_project_keys: list[str] = []
@@ -79,17 +80,17 @@ class IntentModelResource(dg.ConfigurableResource):
     _model = PrivateAttr(default=None)
 
     def ensure(self, home: Path) -> Path:
-        from transforms.intent import DEFAULT_TAXONOMY, DEFAULT_TRAIN, ensure_model
+        from transforms.intent import shipped
 
-        return ensure_model(Path(self.cache_dir) if self.cache_dir else home,
-                            Path(self.train_path or DEFAULT_TRAIN), Path(self.taxonomy_path or DEFAULT_TAXONOMY),
-                            seed=self.seed)
+        return shipped.ensure(Path(self.cache_dir) if self.cache_dir else home,
+                              Path(self.train_path) if self.train_path else None,
+                              Path(self.taxonomy_path) if self.taxonomy_path else None, seed=self.seed)
 
     def classifier(self, home: Path):
         if self._model is None:
-            from transforms.intent import IntentClassifier
+            from transforms.intent import shipped
 
-            self._model = IntentClassifier.load(self.ensure(home))
+            self._model = shipped.load(self.ensure(home))
         return self._model
 
 
@@ -99,7 +100,7 @@ def default_resources() -> dict[str, dg.ConfigurableResource]:
         "exports": ExportsResource(**{source: settings.export_paths(source) for source in settings.SOURCES}),
         "episode_config": EpisodeConfig(
             group_id=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"),
-            intent_threshold=settings.env_float("GRAPHFEED_INTENT_THRESHOLD", 0.5),
+            intent_threshold=settings.env_float("GRAPHFEED_INTENT_THRESHOLD", None),
             overlap_minutes=settings.env_int("GRAPHFEED_OVERLAP_MINUTES", 60),
             max_failure_rate=settings.env_float("GRAPHFEED_MAX_FAILURE_RATE", 0.2),
             jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
