@@ -54,6 +54,9 @@ class EpisodeConfig(dg.ConfigurableResource):
     jira_base_urls: list[str] = []
     confluence_base_urls: list[str] = []
     ner: bool = True
+    ner_stop_names_files: list[str] = []     # extra stop lists for NER names (data/references/stop_names.txt)
+    ner_min_confidence: float = 0.5          # NER person/org candidates below this are dropped
+    ner_entity_confidence: float = 0.8       # ... below this they stay references unless they resolve to a party
 
     def episode_settings(self) -> EpisodeSettings:
         return EpisodeSettings(
@@ -64,6 +67,9 @@ class EpisodeConfig(dg.ConfigurableResource):
                 jira_base_urls=self.jira_base_urls,
                 confluence_base_urls=self.confluence_base_urls,
                 ner=self.ner,
+                stop_names_files=self.ner_stop_names_files,
+                name_min_confidence=self.ner_min_confidence,
+                entity_confidence=self.ner_entity_confidence,
             ),
         )
 
@@ -106,6 +112,9 @@ def default_resources() -> dict[str, dg.ConfigurableResource]:
             jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
             jira_base_urls=settings.env_list("GRAPHFEED_JIRA_BASE_URLS"),
             confluence_base_urls=settings.env_list("GRAPHFEED_CONFLUENCE_BASE_URLS"),
+            ner_stop_names_files=[p for p in os.environ.get("GRAPHFEED_NER_STOP_NAMES", "").split(os.pathsep) if p],
+            ner_min_confidence=settings.env_float("GRAPHFEED_NER_MIN_CONFIDENCE", 0.5),
+            ner_entity_confidence=settings.env_float("GRAPHFEED_NER_ENTITY_CONFIDENCE", 0.8),
         ),
         "intent_model": IntentModelResource(
             train_path=os.environ.get("GRAPHFEED_INTENT_TRAIN", ""),

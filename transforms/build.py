@@ -90,8 +90,13 @@ def _build_batch(batch: list[SourceRecord], classifier: IntentPredictor, setting
             config=settings.references,
         )
         for record, content, language, (intent, confidence), references in zip(batch, contents, languages, intents, refs):
-            episodes.append(make_episode(record, content, language, intent, confidence,
-                                         [ref.id for ref in references], settings))
+            weak = [ref.id for ref in references if ref.kind in ("person", "organization")
+                    and ref.confidence < settings.references.entity_confidence]
+            episode = make_episode(record, content, language, intent, confidence, [ref.id for ref in references],
+                                   settings)
+            if weak:
+                episode.metadata.unconfirmed_names = weak
+            episodes.append(episode)
     return episodes
 
 

@@ -45,6 +45,9 @@ class EpisodeMetadata(BaseModel):
     fields: dict[str, Any] = Field(default_factory=dict)
     # Records that carried the same event (same fingerprint): kept, not lost.
     duplicate_keys: list[str] = Field(default_factory=list)
+    # Person/organisation references found only by NER below the entity confidence: searchable on the episode,
+    # a graph node only when they resolve to a known party (transforms/facts.py).
+    unconfirmed_names: list[str] = Field(default_factory=list)
 
 
 class Episode(BaseModel):

@@ -141,7 +141,7 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
     if meta.kind == "comment":
         b.fact(make_fact(g, author, "COMMENTED_ON", issue,
                          f"{author.name} commented on {label} on {as_utc(when).date().isoformat()}",
-                         valid_at=when, episode_ids=eps, qualifier=meta.source_key))
+                         valid_at=when, episode_ids=eps, qualifier=meta.source_key, unconfirmed=meta.unconfirmed_names))
         subject_text = f"A comment by {author.name} on {issue_key}"
     else:
         subject_text = label
@@ -182,6 +182,6 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
 
     add_reference_facts(b, g, issue, episode.references, people, domain_orgs,
                         lambda e: f"{subject_text} on {as_utc(when).date().isoformat()} mentions {e.name}",
-                        valid_at=when, episode_ids=eps, qualifier=meta.source_key)
+                        valid_at=when, episode_ids=eps, qualifier=meta.source_key, unconfirmed=meta.unconfirmed_names)
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

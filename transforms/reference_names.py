@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 from transforms.author_text import MARKERS
-from transforms.name_check import load_stop_names, name_confidence
+from transforms.name_check import load_stop_names, name_confidence, organisation_shaped
 
-__all__ = ["MENTION_CONFIDENCE", "mentions", "name_confidence", "ner_view", "stop_list"]
+__all__ = ["MENTION_CONFIDENCE", "mentions", "name_confidence", "ner_view", "organisation_shaped", "stop_list"]
 
 MENTION_CONFIDENCE = 0.7      # a handle surely names a person, but not which node: only a known party makes one
 _CODE_TOKEN = re.compile(r"`[^`\n]*`|\{\{[^}\n]*\}\}|\S*(?:[A-Za-z0-9][._/\\:#]+[A-Za-z0-9_(]|::|\(\)|->|=>)\S*|"
@@ -39,11 +39,11 @@ def ner_view(text: str, starts: Sequence[int], ends: Sequence[int]) -> str:
     return _CODE_TOKEN.sub(lambda m: " " * len(m.group()), view)
 
 
-def mentions(text: str, claimed: Callable[[int, int], bool]) -> Iterator[Mention]:
+def mentions(text: str, claimed: Callable[[int, int], bool], stop: frozenset[str] = frozenset()) -> Iterator[Mention]:
     for m in _MENTION.finditer(text):
         group = 1 if m.group(1) else 2
         name = m.group(group)
-        if name.casefold() in _ANNOTATIONS or claimed(m.start(), m.end()):
+        if name.casefold() in _ANNOTATIONS or name.casefold() in stop or claimed(m.start(), m.end()):
             continue
         yield Mention(name, m.start(group), m.end(group))
 

@@ -650,11 +650,12 @@ def _entity_reference(entity: ner.Entity, prepared: _Prepared, context: int | No
     if entity.label == "DATE":
         ref = resolve_date(entity.text, context)
         return Reference(kind="date", id=ref, text=entity.text, start=entity.start, end=entity.end) if ref else None
-    kind: ReferenceKind = "person" if entity.label == "PERSON" else "organization"
+    label = "ORG" if entity.label == "PERSON" and reference_names.organisation_shaped(entity.text) else entity.label
+    kind: ReferenceKind = "person" if label == "PERSON" else "organization"
     prefix = "person" if kind == "person" else "org"
     mapped = _mapped(entity.text, prepared)
     confidence = 1.0 if mapped else reference_names.name_confidence(
-        entity.text, entity.label, text, entity.start, reference_names.stop_list(config))
+        entity.text, label, text, entity.start, reference_names.stop_list(config))
     if confidence < config.name_min_confidence:
         return None
     return Reference(kind=kind, id=mapped or f"{prefix}:{_fold(entity.text)}", text=entity.text, start=entity.start,
@@ -679,7 +680,7 @@ def _assemble(text: str, attachments: Sequence[Attachment], message_ids: Sequenc
               rules: _Rules, entities: Sequence[ner.Entity], config: ReferenceConfig) -> list[Reference]:
     found = [Reference(kind=c.kind, id=c.id, text=text[c.start:c.end], start=c.start, end=c.end)
              for c in rules.claimed if c.id]
-    for mention in reference_names.mentions(text, rules.spans.overlaps):
+    for mention in reference_names.mentions(text, rules.spans.overlaps, reference_names.stop_list(config)):
         found.append(Reference(kind="person", id=_mapped(mention.text, prepared) or f"person:{_fold(mention.text)}",
                                text=mention.text, start=mention.start, end=mention.end,
                                confidence=reference_names.MENTION_CONFIDENCE))
