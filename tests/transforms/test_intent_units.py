@@ -39,15 +39,18 @@ def test_given_a_unit_file_when_prepared_then_the_classifier_reads_the_author_te
     assert prepared.family == "mail"
 
 
-def test_given_the_same_data_when_trained_twice_then_weights_threshold_and_predictions_are_identical(trained, tmp_path):
+def test_given_the_same_data_when_trained_twice_then_weights_and_predictions_are_identical(trained, tmp_path):
     again = train([TRAIN], tmp_path / "again")
-    a, b = EmbedIntentClassifier.load(trained), EmbedIntentClassifier.load(again)
+    a, b = EmbedIntentClassifier.load(trained / "embed"), EmbedIntentClassifier.load(again / "embed")
     assert np.array_equal(a.w, b.w) and np.array_equal(a.b, b.b)
-    assert a.threshold == b.threshold
-    meta = json.loads((trained / "meta.json").read_text())
-    assert 0.0 <= meta["threshold"] <= 0.6 and meta["cv_macro_f1"] is not None
     texts = ["+1", "Could you send the logs?", "Won't fix."]
-    assert a.predict(texts) == b.predict(texts)
+    assert shipped.load(trained).predict(texts) == shipped.load(again).predict(texts)
+
+
+def test_given_the_embedding_head_alone_when_trained_then_its_other_threshold_is_calibrated_by_cv(tmp_path):
+    path = train([TRAIN], tmp_path / "embed", kind="embed")
+    meta = json.loads((path / "meta.json").read_text())
+    assert meta["kind"] == "embed" and 0.0 <= meta["threshold"] <= 0.6 and meta["cv_macro_f1"] is not None
 
 
 def test_given_the_trained_model_when_predicting_then_labels_come_from_the_taxonomy(trained):

@@ -7,7 +7,6 @@ so episodes go stale).
 """
 
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -99,13 +98,13 @@ def calibrate(x: np.ndarray, gold: Sequence[str], folds: np.ndarray, labels: lis
 
 def fit_units(units: Sequence[LabelledUnit], labels: list[str], lexicon: Lexicon | None,
               config: FeatureConfig = FeatureConfig(), embedder: IntentEmbedder | None = None,
-              calibrated: bool = True) -> EmbedIntentClassifier:
+              calibrated: bool = True, l2: float = L2_GRID[2]) -> EmbedIntentClassifier:
     embedder = embedder or shared_embedder()
     inputs = [prepare(u) for u in units]
     gold = [u.label for u in units]
     vocabulary = cue_vocabulary(lexicon) if lexicon is not None else []
     x = featurize(inputs, config, lexicon, vocabulary, embedder)
-    l2, threshold, cv = L2_GRID[2], 0.0, None
+    threshold, cv = 0.0, None
     if calibrated:
         folds = np.array([fold_of(u) for u in units])
         real = np.array([u.source_family != "synthetic" for u in units])
@@ -116,15 +115,40 @@ def fit_units(units: Sequence[LabelledUnit], labels: list[str], lexicon: Lexicon
     return model
 
 
+def fit_lexical(units: Sequence[LabelledUnit], labels: list[str], lexicon_data: dict | None, seed: int = 0):
+    """The spaCy cue + n-gram textcat trained on the same prepared units (text, or the subject when it is empty)."""
+    from transforms.intent.classifier import IntentClassifier
+    from transforms.intent.data import LabelledText
+    from transforms.intent.training import build_pipeline, fit
+
+    examples = []
+    for unit in units:
+        item = prepare(unit)
+        text = item.text if item.text.strip() else item.subject
+        if text.strip():
+            examples.append(LabelledText(text=text, label=unit.label, lang=item.lang))
+    return IntentClassifier(fit(build_pipeline(labels, lexicon_data), examples, seed=seed))
+
+
 def train(files: Sequence[Path], out_dir: Path, taxonomy_path: Path = DEFAULT_TAXONOMY,
-          lexicon_path: Path | None = DEFAULT_LEXICON, embedder: IntentEmbedder | None = None) -> Path:
+          lexicon_path: Path | None = DEFAULT_LEXICON, embedder: IntentEmbedder | None = None,
+          kind: str = "ensemble") -> Path:
+    """kind "ensemble" (shipped: embedding head + lexical textcat) or "embed" (the head alone, its own CV threshold)."""
+    from transforms.intent.ensemble import EnsembleIntentClassifier
+
     taxonomy = load_taxonomy(taxonomy_path)
     lexicon = Lexicon.from_path(lexicon_path) if lexicon_path else None
-    model = fit_units(train_units(files, taxonomy_path), taxonomy.names, lexicon, embedder=embedder)
+    units = train_units(files, taxonomy_path)
+    from transforms.intent.ensemble import EMBED_L2
+
+    model = fit_units(units, taxonomy.names, lexicon, embedder=embedder, calibrated=kind == "embed", l2=EMBED_L2)
     model.meta.update({"code_version": CODE_VERSION, "taxonomy": [lab.model_dump() for lab in taxonomy.labels],
                        "files": [Path(f).name for f in files],
                        "data_version": data_version(files, taxonomy_path, lexicon_path or DEFAULT_LEXICON)})
-    return model.save(out_dir)
+    if kind == "embed":
+        return model.save(out_dir)
+    lexical = fit_lexical(units, taxonomy.names, lexicon.source if lexicon else None)
+    return EnsembleIntentClassifier(model, lexical).save(out_dir)
 
 
 def model_dir(home: Path, files: Sequence[Path], taxonomy_path: Path = DEFAULT_TAXONOMY,
@@ -141,7 +165,7 @@ def ensure_model(home: Path, train_path: Path | None = None, taxonomy_path: Path
     """The cached model directory, trained first if missing (into a temp dir, then renamed: races are harmless)."""
     files = training_files(train_path)
     final = model_dir(home, files, taxonomy_path, lexicon_path)
-    if (final / "meta.json").is_file():
+    if (final / "ensemble.json").is_file():
         return final
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
@@ -159,5 +183,3 @@ def ensure_model(home: Path, train_path: Path | None = None, taxonomy_path: Path
     return final
 
 
-def describe(path: Path) -> dict:
-    return json.loads((Path(path) / "meta.json").read_text(encoding="utf-8"))

@@ -1,7 +1,7 @@
 """Which intent model the pipeline runs, and its version: one place for the resource, the asset and the CLI.
 
-MODEL_KIND was chosen by eval macro-F1 in bench/intent_bench.py ("embed": linear head over MiniLM + cue lexicon;
-"lexical": the spaCy cue + n-gram textcat). Both rebuild from data/intent/ and are cached by version.
+MODEL_KIND was chosen by eval macro-F1 in bench/intent_bench.py ("ensemble": the linear head over MiniLM + cue
+lexicon mixed with the spaCy cue + n-gram textcat, both on real units; "lexical": intent-2, synthetic data only). Both rebuild from data/intent/ and are cached by version.
 """
 
 from pathlib import Path
@@ -9,7 +9,7 @@ from pathlib import Path
 from transforms.intent import real_training, training
 from transforms.intent.version import CODE_VERSION
 
-MODEL_KIND = "embed"
+MODEL_KIND = "ensemble"
 
 
 def ensure(home: Path, train_path: Path | None = None, taxonomy_path: Path | None = None, seed: int = 0,
@@ -23,6 +23,10 @@ def ensure(home: Path, train_path: Path | None = None, taxonomy_path: Path | Non
 
 def load(path: Path):
     path = Path(path)
+    if (path / "ensemble.json").is_file():
+        from transforms.intent.ensemble import EnsembleIntentClassifier
+
+        return EnsembleIntentClassifier.load(path)
     if (path / "weights.npz").is_file():
         from transforms.intent.embed_model import EmbedIntentClassifier
 
