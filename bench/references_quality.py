@@ -78,15 +78,24 @@ def score(units, texts, config):
     return tp, fp, fn, misses
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
+def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--labelled", nargs="*", type=Path, default=[ROOT / "data" / "intent" / "labelled"])
     ap.add_argument("--split", choices=("train", "eval", "all"), default="all")
     ap.add_argument("--show", type=int, default=0, help="print up to N false positives per type")
-    args = ap.parse_args()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    add_arguments(ap)
+    run(ap.parse_args())
+
+
+def run(args: argparse.Namespace) -> None:
     units = [u for d in args.labelled for u in load_units(labelled_files(d))
              if u.references is not None and u.raw_text is not None and (args.split == "all" or u.split == args.split)]
     print(f"{len(units)} units with labelled references ({args.split})")
+    if not units:
+        return
     # The ETL knows the Jira projects it reads (GRAPHFEED_JIRA_PROJECT_KEYS): those of the labelled Jira units.
     projects = sorted({u.source_key.split("-")[0] for u in units if u.source_family.startswith("jira")
                        and "-" in u.source_key})

@@ -305,6 +305,7 @@ _FILE_STOP = r"\s/\\:*?\"<>|,;，。；：、（）()\[\]【】《》「」『�
 _FILE_EXT = re.compile(rf"\.(?:{_EXT})(?![A-Za-z0-9])", re.I)
 _FILE_STOP_CHARS = frozenset(re.sub(r"\\(.)", r"\1", _FILE_STOP.replace(r"\s", "")))
 _FILE_MAX_STEM = 120
+_PATH_LIKE_FILE = re.compile(r"(?i)\.(?:xml|json|ya?ml|log)$|^tar\.gz$")
 
 
 def _bare_file_names(text: str):
@@ -590,7 +591,12 @@ def _rule_candidates(text: str, language: str, attachments: Sequence[Attachment]
         name, removed = _strip_connectors(text[found_start:found_end])
         if name and not name.startswith("."):
             start = found_start + removed
-            bare.append(_Candidate(start, found_end, "attachment", _file_id(name, by_name, prepared)))
+            # `tiapp.xml`, `config.json`, `build.log`, `x.tar.gz` in prose are project files, not attachments,
+            # unless the record carries an attachment of that name: claimed (no NER on them), no reference.
+            known = _fold(name) in by_name
+            path_like = _PATH_LIKE_FILE.search(name) is not None
+            bare.append(_Candidate(start, found_end, "attachment",
+                                   _file_id(name, by_name, prepared) if known or not path_like else None))
 
     for m in re.finditer(r"(?<![A-Za-z0-9_-])[A-Z][A-Z0-9_]{1,9}-[1-9]\d{0,6}(?![A-Za-z0-9_-])", text):
         project = m.group().rsplit("-", 1)[0]
