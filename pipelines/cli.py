@@ -256,7 +256,9 @@ def parser() -> argparse.ArgumentParser:
     pv = sub.add_parser("preview", help="turn export files into episodes (stdout) and failures (stderr)")
     pv.add_argument("--source", required=True, choices=SOURCES)
     pv.add_argument("--group-id", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
-    pv.add_argument("--threshold", type=float, default=float(os.environ.get("GRAPHFEED_INTENT_THRESHOLD", 0.5)))
+    pv.add_argument("--threshold", type=float, default=float(os.environ["GRAPHFEED_INTENT_THRESHOLD"])
+                    if os.environ.get("GRAPHFEED_INTENT_THRESHOLD") else None,
+                    help="`other` below this intent confidence (default: the model's calibrated threshold)")
     pv.add_argument("paths", nargs="+", help="files or folders (mbox, .eml, .msg, .zip, ...)")
     pv.set_defaults(func=cmd_preview)
 
