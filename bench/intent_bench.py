@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from transforms.intent import IntentClassifier, load_taxonomy, train  # noqa: E402
 from transforms.intent.embed_model import FeatureConfig, cue_vocabulary, featurize  # noqa: E402
+from transforms.intent import embedding  # noqa: E402
 from transforms.intent.embedding import DiskCache, IntentEmbedder  # noqa: E402
 from transforms.intent.lexicon import Lexicon  # noqa: E402
 from transforms.intent.linear import fit_softmax, predict_proba  # noqa: E402
@@ -78,7 +79,10 @@ def main():
     ap.add_argument("--labelled", nargs="*", type=Path, default=[DEFAULT_LABELLED],
                     help="directories of labelled *.jsonl (default data/intent/labelled)")
     ap.add_argument("--cache", type=Path, default=ROOT / ".graphfeed" / "models" / "intent" / "embeddings.npz")
+    ap.add_argument("--max-tokens", type=int, default=embedding.MAX_TOKENS,
+                    help="word pieces MiniLM reads per text (the shipped value is transforms/intent/embedding.py)")
     args = ap.parse_args()
+    embedding.MAX_TOKENS = args.max_tokens
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
 
@@ -201,7 +205,7 @@ def main():
     print(f"  shipped ensemble:   author_text {ms_prep:.2f} + embedding head incl. MiniLM {ms_embed:.2f} + lexical "
           f"{ms_lex:.2f} = {total:.2f} ms/record ({total / ms_today:.0f}x today; target <= 10)")
     print(f"  raw text median {raw[len(raw) // 2]} chars -> author text median {lens[len(lens) // 2]} chars "
-          f"(MiniLM reads the first 128 word pieces); empty author texts: {sum(1 for i in eval_in if not i.text.strip())}")
+          f"(MiniLM reads the first {embedding.MAX_TOKENS} word pieces); empty author texts: {sum(1 for i in eval_in if not i.text.strip())}")
     print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores while measuring")
 
 

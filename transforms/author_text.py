@@ -85,12 +85,14 @@ _LOG_TAG = re.compile(r"^\s*\[[a-z][\w.-]{1,15}\]\s+\S")          # [javac] ...,
 _DIFF = re.compile(r"^(diff --git |index [0-9a-f]+\.\.|@@ .* @@|\+\+\+ |--- a/|--- /|[+-](?![+-]{2}))")
 _DIFF_HEADER = re.compile(r"^(diff --git |@@ -\d|\+\+\+ [ab/])")
 _ENV = re.compile(r"^\s*[A-Za-z][\w .()/-]{0,40}?\s*(:|=)\s*\S.{0,100}$")
-_SHELL = re.compile(r"^\s*(\$|#|%|C:\\[^>]*>|PS [^>]*>|\w+@[\w.-]+:[^$#]*[$#])\s+\S")
+_SHELL = re.compile(r"^\s*(\$|C:\\[^>]*>|PS [^>]*>|\w+@[\w.-]+:[^$#]*[$#])\s+\S")
 _CODE_START = re.compile(
     r"^\s*(import |from [\w.]+ import |package |#include|def |class \w|public |private |protected |static |"
     r"function\b|var |let |const |return\b|if ?\(|for ?\(|while ?\(|else\b|try ?\{|catch ?\(|\}|\{|//|/\*|\*/|"
     r"<\?xml|<!--|</?[\w:.-]+(\s[^>]*)?/?>\s*$|@\w+(\(|$)|\w+\s*=\s*[^=]|\w+\(.*\);?\s*$)")
 _CODE_END = re.compile(r"[;{}]\s*$|^\s*[\])}]+[,;]?\s*$")
+_TABLE_ROW = re.compile(r"^\|.*\|$")                              # tables carry content, not code
+_HEADING = re.compile(r"^(#{1,6}|h[1-6]\.)\s+[^\W\d_]")            # "# Scope", "h3. Steps to Reproduce"
 _VOTE = re.compile(r"^[+-][01](\.\d+)?(?!\d)")                   # "+1 (binding)", "-1, this belongs in a plugin"
 _SYMBOLS = re.compile(r"[{}()\[\];=<>|&$#@\\/*_^`]")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
@@ -99,7 +101,7 @@ _WORDS = re.compile(r"[^\W\d_]{2,}")
 def _line_class(line: str, in_diff: bool) -> str | None:
     """The marker of a non-prose line, None for prose (or a blank line). +/- lines are diff only in a diff."""
     s = line.strip()
-    if not s or s in MARKERS or _VOTE.match(s):
+    if not s or s in MARKERS or _VOTE.match(s) or _TABLE_ROW.match(s) or _HEADING.match(s):
         return None
     if _TRACE.search(s):
         return TRACE

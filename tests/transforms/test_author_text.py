@@ -158,3 +158,16 @@ def test_subjects_lose_reply_and_bot_prefixes_but_keep_vote_tags(subject, expect
 def test_given_only_quoted_text_when_prepared_then_nothing_of_the_author_remains_and_that_is_not_an_error():
     assert author_text("> all quoted\n> nothing new", "Re: x").text == ""
     assert author_text(None).text == ""
+
+
+def test_given_confluence_tables_and_headings_when_prepared_then_they_are_content_not_code():
+    body = "| Owner | @Dana Whitfield |\n\n# Acme data platform rollout\n\nGo-live target: 2026-07-01.\n\nh3. Steps"
+    assert author_text(body, kind="page").text == body
+
+
+def test_given_a_crm_field_summary_when_prepared_for_the_classifier_then_nothing_collapses():
+    from transforms.intent.units import prepare_record
+
+    body = "Salesforce Opportunity.\nStage: Closed Won\nAmount: 48,500 USD\nClose date: 2026-05-02"
+    assert prepare_record(body, "Acme renewal", "salesforce", "opportunity", "en").text == body
+    assert prepare_record(body, "Acme renewal", "salesforce", "task", "en").text != body

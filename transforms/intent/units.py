@@ -76,9 +76,16 @@ def prepare(unit: LabelledUnit) -> ClassifierInput:
     return ClassifierInput(prepared.text, prepared.subject, unit.source_family, lang)
 
 
+# CRM records whose body is prose an author wrote; the others (account, opportunity, ...) are field summaries that
+# the reader wrote from structured data: nothing to strip, and "Stage: Closed Won" lines must not collapse.
+CRM_PROSE_KINDS = frozenset({"email", "task", "event", "case", "note"})
+
+
 def prepare_record(body: str, subject: str | None, source: str, kind: str, lang: str) -> ClassifierInput:
     family = family_of(source, kind)
-    prepared = author_text(body, subject, kind=kind if family != "crm" else "email")
+    if family == "crm" and (kind or "").lower() not in CRM_PROSE_KINDS:
+        return ClassifierInput((body or "").strip(), (subject or "").strip(), family, normalise_lang(lang))
+    prepared = author_text(body, subject, kind=kind)
     return ClassifierInput(prepared.text, prepared.subject, family, normalise_lang(lang))
 
 
