@@ -141,7 +141,7 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
     if meta.kind == "comment":
         b.fact(make_fact(g, author, "COMMENTED_ON", issue,
                          f"{author.name} commented on {label} on {as_utc(when).date().isoformat()}",
-                         valid_at=when, episode_ids=eps, qualifier=meta.source_key, unconfirmed=meta.unconfirmed_names))
+                         valid_at=when, episode_ids=eps, qualifier=meta.source_key))
         subject_text = f"A comment by {author.name} on {issue_key}"
     else:
         subject_text = label

@@ -74,3 +74,24 @@ def test_given_an_unconfirmed_name_when_facts_are_built_then_it_is_no_node_unles
     assert known in names                               # resolves to a participant of the mail
     assert "sarah miller" in names                      # confident NER name: a node as before
     assert "person:rodriguez" in episode.references
+
+
+
+def test_given_jira_comments_with_unconfirmed_names_when_facts_are_built_then_no_unknown_name_node():
+    import json
+    from pathlib import Path
+
+    from connectors.jira.issue_record import issue_records
+    from connectors.records import Origin
+    from transforms.build import EpisodeSettings, make_episode
+    from transforms.facts_jira import jira_facts
+
+    sample = Path(__file__).resolve().parents[2] / "sample" / "exports" / "jira" / "issues" / "ACME-12.json"
+    records = list(issue_records(json.loads(sample.read_text(encoding="utf-8")), Origin(file=str(sample))))
+    assert any(r.kind == "comment" for r in records)
+    for record in records:
+        episode = make_episode(record, record.body, "en", "status_update", 0.9, ["person:rodriguez", "org:acme"],
+                               EpisodeSettings())
+        episode.metadata.unconfirmed_names = ["person:rodriguez"]
+        names = {e.name.casefold() for e in jira_facts(episode, {}).entities}
+        assert "rodriguez" not in names and "acme" in names
