@@ -1,10 +1,12 @@
 """The trained intent classifier as an asset: lineage shows it upstream of every episodes asset, and its code version
 (training code + training data hash) changes when either changes, so the UI marks episodes stale after a retrain."""
 
+import os
+
 import dagster as dg
 
 from pipelines.resources import HomeResource, IntentModelResource
-from transforms.intent import CODE_VERSION, DEFAULT_TAXONOMY, DEFAULT_TRAIN, data_version
+from transforms.intent import shipped
 
 INTENT_MODEL_KEY = dg.AssetKey(["models", "intent_classifier"])
 
@@ -12,9 +14,11 @@ INTENT_MODEL_KEY = dg.AssetKey(["models", "intent_classifier"])
 @dg.asset(
     key=INTENT_MODEL_KEY,
     group_name="models",
-    code_version=f"{CODE_VERSION}-{data_version(DEFAULT_TRAIN, DEFAULT_TAXONOMY)[:12]}",
-    kinds={"spacy"},
-    description="spaCy intent classifier trained (seeded, reproducible) from the labelled JSONL in data/intent/.",
+    code_version=shipped.version(os.environ.get("GRAPHFEED_INTENT_TRAIN") or None,
+                                 os.environ.get("GRAPHFEED_INTENT_TAXONOMY") or None),
+    kinds={"numpy"},
+    description="Intent classifier (linear head over MiniLM + cue lexicon) trained reproducibly at run time from the "
+                "labelled units in data/intent/ (train split).",
 )
 def intent_classifier(context: dg.AssetExecutionContext, home: HomeResource,
                       intent_model: IntentModelResource) -> dg.MaterializeResult:

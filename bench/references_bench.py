@@ -2,7 +2,8 @@
 
 Texts: the first 1,500 characters of real e-mail bodies from the shared corpus (ASF list archives), i.e.
 what one e-mail episode looks like. Models are loaded before timing. Usage:
-    .venv/bin/python bench/references_bench.py [--records 300] [--repeat 3]
+    .venv/bin/python bench/references_bench.py [--records 300] [--repeat 3] [--labelled DIR ...] [--split eval]
+Then per-type precision/recall on the labelled units' `references` (bench/references_quality.py).
 """
 
 import argparse
@@ -12,6 +13,7 @@ import statistics
 import time
 from pathlib import Path
 
+import references_quality  # noqa: E402  (bench/ is on sys.path when run as a script)
 from transforms import ner
 from transforms.references import ReferenceConfig, extract_references, extract_references_batch
 from transforms.text import normalise
@@ -59,6 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
+    references_quality.add_arguments(parser)
     args = parser.parse_args()
 
     texts = load_texts(args.records)
@@ -87,6 +90,9 @@ def main() -> None:
     print(f"{'variant':48s} {'ms/record':>10s} {'x baseline':>11s}")
     for name, ms in results:
         print(f"{name:48s} {ms:10.3f} {ms / baseline:11.1f}")
+
+    print("\n== quality on labelled real units (per-type precision/recall) ==")
+    references_quality.run(args)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@
   graphfeed ledger replay [--source S] [--status quarantined,failed]   re-queue failed episodes
   graphfeed estimate --source S [--partition D]   LLM calls, tokens and cost a partition would take, spending nothing
   graphfeed review list|show|approve|reject [KEY...]   LLM-extracted facts held for a person's approval
+  graphfeed intent eval --labels FILE.jsonl [--split eval|train|all]   the intent model measured on labelled units
 """
 
 import argparse
@@ -417,6 +418,25 @@ def cmd_review(args: argparse.Namespace) -> int:
     return review.review_reject(store_url, args.keys, note=args.note)
 
 
+def cmd_intent(args: argparse.Namespace) -> int:
+    from pipelines import settings
+    from pipelines.intent_eval import evaluate_file
+    from pipelines.resources import IntentModelResource
+
+    path = Path(args.labels)
+    if not path.is_file():
+        return _usage_error(f"no such labels file: {path}")
+    resource = IntentModelResource(train_path=os.environ.get("GRAPHFEED_INTENT_TRAIN", ""),
+                                   taxonomy_path=os.environ.get("GRAPHFEED_INTENT_TAXONOMY", ""))
+    try:
+        text = evaluate_file(path, lambda: resource.classifier(settings.home()), split=args.split,
+                             threshold=args.threshold, show_errors=args.errors)
+    except ValueError as exc:                   # IntentDataError: names file and line
+        return _usage_error(str(exc))
+    print(text)
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     from pipelines.settings import SOURCES
 
@@ -426,7 +446,9 @@ def parser() -> argparse.ArgumentParser:
     pv = sub.add_parser("preview", help="turn export files into episodes (stdout) and failures (stderr)")
     pv.add_argument("--source", required=True, choices=SOURCES)
     pv.add_argument("--group-id", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
-    pv.add_argument("--threshold", type=float, default=float(os.environ.get("GRAPHFEED_INTENT_THRESHOLD", 0.5)))
+    pv.add_argument("--threshold", type=float, default=float(os.environ["GRAPHFEED_INTENT_THRESHOLD"])
+                    if os.environ.get("GRAPHFEED_INTENT_THRESHOLD") else None,
+                    help="`other` below this intent confidence (default: the model's calibrated threshold)")
     pv.add_argument("paths", nargs="+", help="files or folders (mbox, .eml, .msg, .zip, ...)")
     pv.set_defaults(func=cmd_preview)
 
@@ -491,6 +513,15 @@ def parser() -> argparse.ArgumentParser:
     rv.add_argument("--source", choices=SOURCES)
     rv.add_argument("--note", help="with reject: why")
     rv.set_defaults(func=cmd_review)
+
+    it = sub.add_parser("intent", help="intent model: `eval` prints macro-F1, per-label/per-source F1, confusion")
+    it.add_argument("action", choices=("eval",))
+    it.add_argument("--labels", required=True, help="labelled units, JSON lines (docs/intent.md)")
+    it.add_argument("--split", choices=("eval", "train", "all"), default="all",
+                    help="which units of the file to score (by their `split` field; default all)")
+    it.add_argument("--threshold", type=float, default=None, help="`other` below this confidence (default: model's)")
+    it.add_argument("--errors", type=int, default=0, help="list up to N misclassified units by source key")
+    it.set_defaults(func=cmd_intent)
     return p
 
 

@@ -3,6 +3,7 @@ secrets only ever through dagster.EnvVar."""
 
 import datetime as dt
 import os
+from typing import Optional
 from pathlib import Path
 
 import dagster as dg
@@ -47,7 +48,7 @@ class EpisodeConfig(dg.ConfigurableResource):
     """How records become episodes and how much failure a partition may carry."""
 
     group_id: str = "graphfeed"
-    intent_threshold: float = 0.5
+    intent_threshold: Optional[float] = None    # None: the model's threshold, calibrated on the train split
     overlap_minutes: int = 60            # a partition also takes records this close before its day; dedup absorbs them
     max_failure_rate: float = 0.2        # blocking check on <source>/episodes
     jira_project_keys: list[str] = []
@@ -55,6 +56,9 @@ class EpisodeConfig(dg.ConfigurableResource):
     confluence_base_urls: list[str] = []
     ner: bool = True
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS   # GRAPHFEED_MAX_TEXT_CHARS: longer texts are cut, with a note
+    ner_stop_names_files: list[str] = []     # extra stop lists for NER names (data/references/stop_names.txt)
+    ner_min_confidence: float = 0.5          # NER person/org candidates below this are dropped
+    ner_entity_confidence: float = 0.8       # ... below this they stay references unless they resolve to a party
 
     def episode_settings(self) -> EpisodeSettings:
         return EpisodeSettings(
@@ -66,6 +70,9 @@ class EpisodeConfig(dg.ConfigurableResource):
                 jira_base_urls=self.jira_base_urls,
                 confluence_base_urls=self.confluence_base_urls,
                 ner=self.ner,
+                stop_names_files=self.ner_stop_names_files,
+                name_min_confidence=self.ner_min_confidence,
+                entity_confidence=self.ner_entity_confidence,
             ),
         )
 
@@ -82,17 +89,17 @@ class IntentModelResource(dg.ConfigurableResource):
     _model = PrivateAttr(default=None)
 
     def ensure(self, home: Path) -> Path:
-        from transforms.intent import DEFAULT_TAXONOMY, DEFAULT_TRAIN, ensure_model
+        from transforms.intent import shipped
 
-        return ensure_model(Path(self.cache_dir) if self.cache_dir else home,
-                            Path(self.train_path or DEFAULT_TRAIN), Path(self.taxonomy_path or DEFAULT_TAXONOMY),
-                            seed=self.seed)
+        return shipped.ensure(Path(self.cache_dir) if self.cache_dir else home,
+                              Path(self.train_path) if self.train_path else None,
+                              Path(self.taxonomy_path) if self.taxonomy_path else None, seed=self.seed)
 
     def classifier(self, home: Path):
         if self._model is None:
-            from transforms.intent import IntentClassifier
+            from transforms.intent import shipped
 
-            self._model = IntentClassifier.load(self.ensure(home))
+            self._model = shipped.load(self.ensure(home))
         return self._model
 
 
@@ -102,13 +109,16 @@ def default_resources() -> dict[str, dg.ConfigurableResource]:
         "exports": ExportsResource(**{source: settings.export_paths(source) for source in settings.SOURCES}),
         "episode_config": EpisodeConfig(
             group_id=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"),
-            intent_threshold=settings.env_float("GRAPHFEED_INTENT_THRESHOLD", 0.5),
+            intent_threshold=settings.env_float("GRAPHFEED_INTENT_THRESHOLD", None),
             overlap_minutes=settings.env_int("GRAPHFEED_OVERLAP_MINUTES", 60),
             max_failure_rate=settings.env_float("GRAPHFEED_MAX_FAILURE_RATE", 0.2),
             jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
             jira_base_urls=settings.env_list("GRAPHFEED_JIRA_BASE_URLS"),
             confluence_base_urls=settings.env_list("GRAPHFEED_CONFLUENCE_BASE_URLS"),
             max_text_chars=settings.env_int(MAX_TEXT_ENV, DEFAULT_MAX_TEXT_CHARS),
+            ner_stop_names_files=[p for p in os.environ.get("GRAPHFEED_NER_STOP_NAMES", "").split(os.pathsep) if p],
+            ner_min_confidence=settings.env_float("GRAPHFEED_NER_MIN_CONFIDENCE", 0.5),
+            ner_entity_confidence=settings.env_float("GRAPHFEED_NER_ENTITY_CONFIDENCE", 0.8),
         ),
         "intent_model": IntentModelResource(
             train_path=os.environ.get("GRAPHFEED_INTENT_TRAIN", ""),

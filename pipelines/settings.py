@@ -36,7 +36,7 @@ def start_date() -> str:
     return os.environ.get("GRAPHFEED_START_DATE", DEFAULT_START_DATE)
 
 
-def env_float(name: str, default: float) -> float:
+def env_float(name: str, default: float | None) -> float | None:
     raw = os.environ.get(name)
     return float(raw) if raw not in (None, "") else default
 

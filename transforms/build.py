@@ -14,6 +14,7 @@ from connectors.records import ErrorClass, RecordFailure, SourceRecord
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS, clip_record
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from transforms.fingerprint import fingerprint
+from transforms.intent.units import ClassifierInput, prepare_record
 from transforms.language import detect_language
 from transforms.quotes import strip_reply
 from transforms.references import ReferenceConfig, extract_references_batch
@@ -22,12 +23,13 @@ from transforms.text import normalise
 
 class IntentPredictor(Protocol):
     def predict(self, texts: Sequence[str], languages: Sequence[str] | None = None,
-                threshold: float = 0.5) -> list[tuple[str, float]]: ...
+                threshold: float | None = None, subjects: Sequence[str] | None = None,
+                families: Sequence[str] | None = None) -> list[tuple[str, float]]: ...
 
 
 class EpisodeSettings(BaseModel):
     group_id: str = "graphfeed"
-    intent_threshold: float = 0.5
+    intent_threshold: float | None = None          # None: the model's own (calibrated) threshold
     references: ReferenceConfig = ReferenceConfig()
     batch_size: int = 256
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS     # longer titles/bodies/field strings are cut, with a note
@@ -38,6 +40,13 @@ def record_text(record: SourceRecord) -> str:
     body = strip_reply(record.body) if record.kind == "email" else record.body
     text = f"{record.title}\n\n{body}" if record.title and body else (record.title or body)
     return normalise(text)
+
+
+def classifier_input(record: SourceRecord, language: str) -> ClassifierInput:
+    """What intent and NER read: the author's own new text of the record, its title apart (transforms.author_text).
+    The episode content keeps everything."""
+    return prepare_record(normalise(record.body or ""), normalise(record.title or ""), record.source, record.kind,
+                          language)
 
 
 def _batches(items: Iterable[SourceRecord], size: int) -> Iterator[list[SourceRecord]]:
@@ -75,17 +84,24 @@ def _build_batch(batch: list[SourceRecord], classifier: IntentPredictor, setting
         batch = [record for record, _ in clipped]
         contents = [record_text(r) for r in batch]
         languages = [r.language or detect_language(c) for r, c in zip(batch, contents)]
-        intents = classifier.predict(contents, languages, threshold=settings.intent_threshold)
+        inputs = [classifier_input(r, lang) for r, lang in zip(batch, languages)]
+        intents = classifier.predict([i.text for i in inputs], languages, threshold=settings.intent_threshold,
+                                     subjects=[i.subject for i in inputs], families=[i.family for i in inputs])
         refs = extract_references_batch(
-            contents, languages,
+            [i.text for i in inputs], languages,
             attachments=[r.attachments for r in batch],
             message_ids=[[k for k in (r.parent_key, *r.related_keys) if k] for r in batch],
             config=settings.references,
         )
         for (record, notes), content, language, (intent, confidence), references in zip(
                 clipped, contents, languages, intents, refs):
-            episodes.append(make_episode(record, content, language, intent, confidence,
-                                         [ref.id for ref in references], settings, notes))
+            weak = [ref.id for ref in references if ref.kind in ("person", "organization")
+                    and ref.confidence < settings.references.entity_confidence]
+            episode = make_episode(record, content, language, intent, confidence, [ref.id for ref in references],
+                                   settings, notes)
+            if weak:
+                episode.metadata.unconfirmed_names = weak
+            episodes.append(episode)
     return episodes
 
 

@@ -47,6 +47,9 @@ class EpisodeMetadata(BaseModel):
     duplicate_keys: list[str] = Field(default_factory=list)
     # Texts cut to the maximum text size (GRAPHFEED_MAX_TEXT_CHARS): which field, from how long to how long.
     truncated: list[str] = Field(default_factory=list)
+    # Person/organisation references found only by NER below the entity confidence: searchable on the episode,
+    # a graph node only when they resolve to a known party (transforms/facts.py).
+    unconfirmed_names: list[str] = Field(default_factory=list)
 
 
 class Episode(BaseModel):

@@ -190,11 +190,12 @@ VALUE_REFERENCES = ("date:", "money:")
 
 
 def reference_target(group_id: str, ref: str, people: list[tuple["EntitySpec", Any]],
-                     domain_orgs: Mapping[str, str]) -> tuple["EntitySpec", str] | None:
+                     domain_orgs: Mapping[str, str], new_names: bool = True) -> tuple["EntitySpec", str] | None:
     """The entity a reference names and the predicate that links a message to it.
 
     People and organisations named in text resolve to the nodes mail headers already made (a person's display name,
     an organisation from the domain map), so "Priya Raman" in a body and priya.raman@acme.example are one node.
+    With new_names=False a name that resolves to no known party gives None: it stays a reference on the episode.
     """
     if ref.startswith(VALUE_REFERENCES):
         return None
@@ -206,6 +207,8 @@ def reference_target(group_id: str, ref: str, people: list[tuple["EntitySpec", A
         for entity, _actor in people:
             if entity.name.casefold() == rest:
                 return entity, "MENTIONS_PERSON"
+        if not new_names:
+            return None
         key = f"person-name:{rest}"
         return (EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Person", name=rest.title(),
                            summary=f"{rest.title()}, named in text", attributes={"key": key}), "MENTIONS_PERSON")
@@ -213,6 +216,8 @@ def reference_target(group_id: str, ref: str, people: list[tuple["EntitySpec", A
         for domain, name in domain_orgs.items():
             if name.casefold() == rest or name.casefold().split()[0] == rest:
                 return organisation_entity(group_id, f"org:{domain}", name), "MENTIONS_ORGANIZATION"
+        if not new_names:
+            return None
         key = f"org-name:{rest}"
         return (EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Organization", name=rest.title(),
                            summary=f"Organisation {rest.title()}, named in text", attributes={"key": key}),
@@ -291,11 +296,13 @@ def _day(moment: dt.datetime) -> str:
 def add_reference_facts(b: "_Builder", group_id: str, subject: EntitySpec, references: Iterable[str],
                         people: list[tuple[EntitySpec, Any]], domain_orgs: Mapping[str, str],
                         sentence: Callable[[EntitySpec], str], *, valid_at: dt.datetime, episode_ids: list[str],
-                        qualifier: str = "") -> None:
+                        qualifier: str = "", unconfirmed: Iterable[str] = ()) -> None:
     """What a record names (issues, pages, opportunities, messages, attachments) as facts from its subject; people and
-    organisations named in prose only as mentions of the episode: "X mentions Y" is no fact about the world."""
+    organisations named in prose only as mentions of the episode: "X mentions Y" is no fact about the world.
+    `unconfirmed` names (NER only, below the entity confidence) become mentions only of a known party's node."""
+    weak = set(unconfirmed)
     for ref in sorted(set(references)):
-        target = reference_target(group_id, ref, people, domain_orgs)
+        target = reference_target(group_id, ref, people, domain_orgs, new_names=ref not in weak)
         if target is None:
             continue
         entity, predicate = target
@@ -361,7 +368,7 @@ def email_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
                          valid_at=when, episode_ids=eps))
     add_reference_facts(b, g, message, episode.references, people, domain_orgs,
                         lambda e: f"The email '{subject}' from {_label(sender)} on {_day(when)} mentions {e.name}",
-                        valid_at=when, episode_ids=eps)
+                        valid_at=when, episode_ids=eps, unconfirmed=episode.metadata.unconfirmed_names)
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()
 

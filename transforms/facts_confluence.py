@@ -194,6 +194,6 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
     if kind != "comment":
         refs = {r for r in refs if not r.startswith("attachment:")}       # already HAS_ATTACHMENT
     add_reference_facts(b, g, subject, refs, people, domain_orgs, lambda e: f"{subject_name} links to {e.name}",
-                        valid_at=when, episode_ids=eps)
+                        valid_at=when, episode_ids=eps, unconfirmed=episode.metadata.unconfirmed_names)
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

@@ -182,6 +182,6 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
 
     add_reference_facts(b, g, issue, episode.references, people, domain_orgs,
                         lambda e: f"{subject_text} on {as_utc(when).date().isoformat()} mentions {e.name}",
-                        valid_at=when, episode_ids=eps, qualifier=meta.source_key)
+                        valid_at=when, episode_ids=eps, qualifier=meta.source_key, unconfirmed=meta.unconfirmed_names)
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

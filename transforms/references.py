@@ -33,7 +33,7 @@ from urllib.parse import parse_qsl, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from connectors.records import Attachment
-from transforms import ner
+from transforms import ner, reference_names
 
 ReferenceKind = Literal[
     "jira_issue", "confluence_page", "salesforce_record", "url", "email_message", "attachment",
@@ -53,6 +53,12 @@ class ReferenceConfig(BaseModel):
     # A name (file name, "Acme Corp", "Sarah Miller") -> canonical id; matched exactly, then casefolded.
     name_map: dict[str, str] = Field(default_factory=dict)
     ner: bool = True
+    # NER persons/organisations: below name_min_confidence a candidate is dropped; below entity_confidence it stays
+    # a reference on the episode but becomes a graph node only if it resolves to a known party (transforms/facts.py).
+    name_min_confidence: float = 0.5
+    entity_confidence: float = 0.8
+    stop_names_files: list[str] = Field(default_factory=list)     # users' stop lists (data/references/stop_names.txt)
+    stop_names: list[str] = Field(default_factory=list)
 
     _prepared: Any = PrivateAttr(default=None)
 
@@ -65,6 +71,7 @@ class Reference(BaseModel):
     text: str                        # surface form (for metadata references: the name or id given)
     start: int | None = None         # char offsets into the text; None when the reference came from metadata
     end: int | None = None
+    confidence: float = 1.0          # rules and metadata 1.0; NER names by transforms/name_check.py
 
 
 # --------------------------------------------------------------------------------------------------- config
@@ -298,6 +305,7 @@ _FILE_STOP = r"\s/\\:*?\"<>|,;，。；：、（）()\[\]【】《》「」『�
 _FILE_EXT = re.compile(rf"\.(?:{_EXT})(?![A-Za-z0-9])", re.I)
 _FILE_STOP_CHARS = frozenset(re.sub(r"\\(.)", r"\1", _FILE_STOP.replace(r"\s", "")))
 _FILE_MAX_STEM = 120
+_PATH_LIKE_FILE = re.compile(r"(?i)\.(?:xml|json|ya?ml|log)$|^tar\.gz$")
 
 
 def _bare_file_names(text: str):
@@ -394,6 +402,8 @@ def format_amount(amount: Decimal) -> str:
 
 def _money(match: re.Match, language: str) -> str | None:
     groups = match.groupdict()
+    if groups.get("sym") == "$" and match.group()[1:2].isspace():
+        return None                                   # "$ 1" is a shell prompt, not a dollar
     symbol = groups.get("code") or groups.get("sym") or groups.get("word") or ""
     if symbol == "¥":
         currency = "CNY" if language == "zh" else "JPY"
@@ -581,7 +591,12 @@ def _rule_candidates(text: str, language: str, attachments: Sequence[Attachment]
         name, removed = _strip_connectors(text[found_start:found_end])
         if name and not name.startswith("."):
             start = found_start + removed
-            bare.append(_Candidate(start, found_end, "attachment", _file_id(name, by_name, prepared)))
+            # `tiapp.xml`, `config.json`, `build.log`, `x.tar.gz` in prose are project files, not attachments,
+            # unless the record carries an attachment of that name: claimed (no NER on them), no reference.
+            known = _fold(name) in by_name
+            path_like = _PATH_LIKE_FILE.search(name) is not None
+            bare.append(_Candidate(start, found_end, "attachment",
+                                   _file_id(name, by_name, prepared) if known or not path_like else None))
 
     for m in re.finditer(r"(?<![A-Za-z0-9_-])[A-Z][A-Z0-9_]{1,9}-[1-9]\d{0,6}(?![A-Za-z0-9_-])", text):
         project = m.group().rsplit("-", 1)[0]
@@ -636,27 +651,48 @@ def _claim(groups: list[list[_Candidate]]) -> tuple[list[_Candidate], _Spans]:
     return claimed, taken
 
 
-def _entity_reference(entity: ner.Entity, prepared: _Prepared, context: int | None) -> Reference | None:
+def _entity_reference(entity: ner.Entity, prepared: _Prepared, context: int | None, text: str,
+                      config: ReferenceConfig) -> Reference | None:
     if entity.label == "DATE":
         ref = resolve_date(entity.text, context)
         return Reference(kind="date", id=ref, text=entity.text, start=entity.start, end=entity.end) if ref else None
-    kind: ReferenceKind = "person" if entity.label == "PERSON" else "organization"
+    label = "ORG" if entity.label == "PERSON" and reference_names.organisation_shaped(entity.text) else entity.label
+    kind: ReferenceKind = "person" if label == "PERSON" else "organization"
     prefix = "person" if kind == "person" else "org"
-    ref = _mapped(entity.text, prepared) or f"{prefix}:{_fold(entity.text)}"
-    return Reference(kind=kind, id=ref, text=entity.text, start=entity.start, end=entity.end)
+    mapped = _mapped(entity.text, prepared)
+    confidence = 1.0 if mapped else reference_names.name_confidence(
+        entity.text, label, text, entity.start, reference_names.stop_list(config))
+    if confidence < config.name_min_confidence:
+        return None
+    return Reference(kind=kind, id=mapped or f"{prefix}:{_fold(entity.text)}", text=entity.text, start=entity.start,
+                     end=entity.end, confidence=confidence)
 
 
-def _assemble(text: str, language: str, attachments: Sequence[Attachment], message_ids: Sequence[str],
-              prepared: _Prepared, reference_date: dt.date | None,
-              entities: Sequence[ner.Entity]) -> list[Reference]:
+class _Rules(NamedTuple):
+    context: int | None
+    claimed: list[_Candidate]
+    spans: _Spans
+
+
+def _rules(text: str, language: str, attachments: Sequence[Attachment], prepared: _Prepared,
+           reference_date: dt.date | None) -> _Rules:
     context = _year_context(text, reference_date)
     candidates = _rule_candidates(text, language, attachments, prepared, context) if text else []
     claimed, spans = _claim(candidates)
+    return _Rules(context, claimed, spans)
+
+
+def _assemble(text: str, attachments: Sequence[Attachment], message_ids: Sequence[str], prepared: _Prepared,
+              rules: _Rules, entities: Sequence[ner.Entity], config: ReferenceConfig) -> list[Reference]:
     found = [Reference(kind=c.kind, id=c.id, text=text[c.start:c.end], start=c.start, end=c.end)
-             for c in claimed if c.id]
+             for c in rules.claimed if c.id]
+    for mention in reference_names.mentions(text, rules.spans.overlaps, reference_names.stop_list(config)):
+        found.append(Reference(kind="person", id=_mapped(mention.text, prepared) or f"person:{_fold(mention.text)}",
+                               text=mention.text, start=mention.start, end=mention.end,
+                               confidence=reference_names.MENTION_CONFIDENCE))
     for entity in entities:
-        if not spans.overlaps(entity.start, entity.end):
-            ref = _entity_reference(entity, prepared, context)
+        if not rules.spans.overlaps(entity.start, entity.end):
+            ref = _entity_reference(entity, prepared, rules.context, text, config)
             if ref is not None:
                 found.append(ref)
     found.sort(key=lambda r: (r.start, r.end, r.kind, r.id))
@@ -687,12 +723,10 @@ def extract_references(text: str, *, language: str = "en", attachments: Sequence
     de-duplicated by id (the first, i.e. the one with offsets, wins).
 
     `reference_date` (e.g. the record's date) supplies the year for dates written without one when the text
-    itself names no single year.
+    itself names no single year. NER reads the text with every rule span, code token and path blanked out.
     """
-    text = text or ""
-    prepared = _prepare(config)
-    entities = ner.entities(text) if config.ner and language == "en" and text.strip() else []
-    return _assemble(text, language, attachments, message_ids, prepared, reference_date, entities)
+    return extract_references_batch([text], [language], attachments=[attachments], message_ids=[message_ids],
+                                    config=config, reference_dates=[reference_date])[0]
 
 
 def extract_references_batch(texts: Sequence[str], languages: Sequence[str], *,
@@ -705,13 +739,16 @@ def extract_references_batch(texts: Sequence[str], languages: Sequence[str], *,
         raise ValueError("texts and languages must have the same length")
     texts = [t or "" for t in texts]
     prepared = _prepare(config)
+    rules = [_rules(text, languages[i], attachments[i] if attachments else (), prepared,
+                    reference_dates[i] if reference_dates else None) for i, text in enumerate(texts)]
     entities: list[Sequence[ner.Entity]] = [() for _ in texts]
     if config.ner:
         english = [i for i, (t, lang) in enumerate(zip(texts, languages)) if lang == "en" and t.strip()]
-        for i, found in zip(english, ner.entities_batch(texts[i] for i in english)):
+        views = (reference_names.ner_view(texts[i], rules[i].spans.starts, rules[i].spans.ends) for i in english)
+        for i, found in zip(english, ner.entities_batch(views)):
             entities[i] = found
     return [
-        _assemble(text, languages[i], attachments[i] if attachments else (), message_ids[i] if message_ids else (),
-                  prepared, reference_dates[i] if reference_dates else None, entities[i])
+        _assemble(text, attachments[i] if attachments else (), message_ids[i] if message_ids else (), prepared,
+                  rules[i], entities[i], config)
         for i, text in enumerate(texts)
     ]

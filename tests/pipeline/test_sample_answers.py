@@ -28,6 +28,7 @@ def answers(module_home, model_cache):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)   # the fixture trains the intent ensemble (MiniLM head + textcat) before the whole sample run
 @pytest.mark.parametrize("question,now,before,relation,source", [
     ("Who is Acme's contact person?", "Priya Raman", "Dana Whitfield", "HAS_CONTACT", "salesforce"),
     ("Who is the assignee of ACME-12?", "Li Na", "Michael Chen", "ASSIGNED_TO", "jira"),

@@ -49,12 +49,17 @@ class IntentClassifier:
         return probs
 
     def predict(self, texts: Sequence[str], languages: Sequence[str] | None = None,
-                threshold: float = 0.5) -> list[tuple[str, float]]:
+                threshold: float | None = 0.5, subjects: Sequence[str] | None = None,
+                families: Sequence[str] | None = None) -> list[tuple[str, float]]:
         """(label, confidence) per text; a top score below `threshold` becomes ("other", score).
 
-        Blank or non-text input gives ("other", 0.0): nothing to classify is not an error.
+        Blank or non-text input gives ("other", 0.0): nothing to classify is not an error. A blank text with a
+        subject is classified by its subject (the weaker input); families are not used by this model.
         """
+        threshold = 0.5 if threshold is None else threshold
         texts = list(texts)
+        if subjects is not None:
+            texts = [t if isinstance(t, str) and t.strip() else (subjects[i] or t) for i, t in enumerate(texts)]
         probs = self.scores(texts, languages)
         out: list[tuple[str, float]] = []
         for text, row in zip(texts, probs):

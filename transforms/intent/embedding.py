@@ -1,0 +1,109 @@
+"""Sentence embeddings for intent: the graph's own numpy all-MiniLM-L6-v2 (no torch, no download), cached per text.
+
+One forward pass per distinct text: repeated subjects of a thread and re-runs over the same units hit the cache.
+`DiskCache` keeps training-set vectors between processes (under the model cache directory, never committed).
+"""
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+DIM = 384
+MAX_TOKENS = 128          # intent sits in the first lines; 128 word pieces cost ~half of 256 (bench/intent_bench.py)
+BATCH = 32
+MEMORY_LIMIT = 20_000
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha1(f"{MAX_TOKENS}\x1f{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class DiskCache:
+    """sha1(text) -> vector in one .npz file: loaded once, written back after new texts were embedded."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.vectors: dict[str, np.ndarray] = {}
+        self.dirty = False
+        if self.path.is_file():
+            with np.load(self.path, allow_pickle=False) as data:
+                self.vectors = {k: data[k] for k in data.files}
+
+    def save(self) -> None:
+        if self.dirty:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(".tmp.npz")
+            np.savez(tmp, **self.vectors)
+            tmp.replace(self.path)
+            self.dirty = False
+
+
+class IntentEmbedder:
+    """Texts -> L2-normalised 384-d vectors; empty text -> zeros (nothing to say is not a sentence)."""
+
+    def __init__(self, model=None, disk: DiskCache | None = None):
+        self._model = model
+        self.disk = disk
+        self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def model(self):
+        if self._model is None:
+            from connectors.graph.embedders import NumpyMiniLM
+
+            self._model = NumpyMiniLM(max_len=MAX_TOKENS)
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        keys = [text_key(t) if t and t.strip() else None for t in texts]
+        missing: dict[str, str] = {}
+        with self._lock:
+            for i, (text, key) in enumerate(zip(texts, keys)):
+                if key is None:
+                    continue
+                vec = self._memory.get(key)
+                if vec is None and self.disk is not None:
+                    vec = self.disk.vectors.get(key)
+                if vec is None:
+                    missing.setdefault(key, text)
+                else:
+                    out[i] = vec
+        if missing:
+            found = self._encode_sorted(list(missing.items()))
+            with self._lock:
+                for key, vec in found.items():
+                    self._memory[key] = vec
+                    if self.disk is not None:
+                        self.disk.vectors[key] = vec
+                        self.disk.dirty = True
+                while len(self._memory) > MEMORY_LIMIT:
+                    self._memory.popitem(last=False)
+            for i, key in enumerate(keys):
+                if key in found:
+                    out[i] = found[key]
+        return out
+
+    def _encode_sorted(self, items: list[tuple[str, str]]) -> dict[str, np.ndarray]:
+        items = sorted(items, key=lambda kv: len(kv[1]))       # similar lengths per batch: less padding
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(items), BATCH):
+            chunk = items[start:start + BATCH]
+            vecs = self.model.encode([text for _, text in chunk]).astype(np.float32)
+            found.update({key: vec for (key, _), vec in zip(chunk, vecs)})
+        return found
+
+
+_SHARED: IntentEmbedder | None = None
+
+
+def shared_embedder() -> IntentEmbedder:
+    global _SHARED
+    if _SHARED is None:
+        _SHARED = IntentEmbedder()
+    return _SHARED

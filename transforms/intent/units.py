@@ -1,0 +1,131 @@
+"""Labelled real units (data/intent/labelled/*.jsonl) and what the classifier reads of each.
+
+One schema for our data and a user's own: a unit carries its raw text as the source has it (quotes and signatures
+included), its subject, source family, label and split; `prepare` turns it into the classifier's input with
+transforms.author_text. The older synthetic shape {"text", "label", "lang"} loads too (its text is already prose).
+Every bad line is an error naming file and line.
+"""
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from transforms.author_text import author_text
+from transforms.intent.data import IntentDataError, Taxonomy, normalise_lang
+
+FAMILIES = ("mail", "jira_description", "jira_comment", "confluence", "crm")
+SYNTHETIC = "synthetic"
+# Which author_text rules a family gets: mail reply rules for mails and CRM e-mail messages.
+_FAMILY_KIND = {"mail": "email", "crm": "email", "jira_description": "issue", "jira_comment": "comment",
+                "confluence": "page", SYNTHETIC: "note"}
+
+
+class LabelledUnit(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    uid: str = ""
+    source_family: str = SYNTHETIC
+    corpus_file: str | None = None
+    source_key: str = ""
+    thread: str = ""
+    subject: str | None = None
+    raw_text: str | None = None
+    text: str | None = None                 # synthetic / already prepared text
+    label: str
+    lang: str = "en"
+    written: bool = False
+    split: Literal["train", "eval"] = "train"
+    references: dict[str, list[str]] | None = None
+
+    @model_validator(mode="after")
+    def _has_text(self) -> "LabelledUnit":
+        if self.raw_text is None and self.text is None:
+            raise ValueError("a unit needs raw_text (or text)")
+        return self
+
+
+class ClassifierInput(NamedTuple):
+    text: str           # author's own prose
+    subject: str        # the weaker second input
+    family: str
+    lang: str
+
+
+def family_of(source: str, kind: str) -> str:
+    """The source family of a record (what per-family figures and the family feature use)."""
+    source, kind = (source or "").lower(), (kind or "").lower()
+    if source == "email":
+        return "mail"
+    if source == "jira":
+        return "jira_comment" if kind == "comment" else "jira_description"
+    if source == "confluence":
+        return "confluence"
+    if source == "salesforce":
+        return "crm"
+    return SYNTHETIC
+
+
+def prepare(unit: LabelledUnit) -> ClassifierInput:
+    lang = normalise_lang(unit.lang)
+    if unit.raw_text is None:
+        return ClassifierInput(unit.text or "", "", unit.source_family, lang)
+    prepared = author_text(unit.raw_text, unit.subject, kind=_FAMILY_KIND.get(unit.source_family, "note"))
+    return ClassifierInput(prepared.text, prepared.subject, unit.source_family, lang)
+
+
+# CRM records whose body is prose an author wrote; the others (account, opportunity, ...) are field summaries that
+# the reader wrote from structured data: nothing to strip, and "Stage: Closed Won" lines must not collapse.
+CRM_PROSE_KINDS = frozenset({"email", "task", "event", "case", "note"})
+
+
+def prepare_record(body: str, subject: str | None, source: str, kind: str, lang: str) -> ClassifierInput:
+    family = family_of(source, kind)
+    if family == "crm" and (kind or "").lower() not in CRM_PROSE_KINDS:
+        return ClassifierInput((body or "").strip(), (subject or "").strip(), family, normalise_lang(lang))
+    prepared = author_text(body, subject, kind=kind)
+    return ClassifierInput(prepared.text, prepared.subject, family, normalise_lang(lang))
+
+
+def load_units(paths: Iterable[Path], taxonomy: Taxonomy | None = None) -> list[LabelledUnit]:
+    """All units of the given JSONL files, in file then line order."""
+    known = set(taxonomy.names) if taxonomy else None
+    out: list[LabelledUnit] = []
+    for path in paths:
+        path = Path(path)
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise IntentDataError(f"{path}: cannot read labelled units: {exc}") from exc
+        for lineno, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                unit = LabelledUnit.model_validate(json.loads(line))
+            except (ValidationError, json.JSONDecodeError) as exc:
+                msg = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+                raise IntentDataError(f"{path}:{lineno}: invalid labelled unit (need label and raw_text or text): "
+                                      f"{msg}") from exc
+            if known is not None and unit.label not in known:
+                raise IntentDataError(f"{path}:{lineno}: label {unit.label!r} is not in the taxonomy "
+                                      f"(known labels: {', '.join(sorted(known))})")
+            out.append(unit)
+    return out
+
+
+def labelled_files(directory: Path) -> list[Path]:
+    return sorted(Path(directory).glob("*.jsonl")) if Path(directory).is_dir() else []
+
+
+def split(units: Sequence[LabelledUnit], name: str) -> list[LabelledUnit]:
+    return [u for u in units if u.split == name]
+
+
+def unit_key(unit: LabelledUnit) -> str:
+    return unit.uid or unit.source_key
+
+
+__all__ = ["FAMILIES", "SYNTHETIC", "ClassifierInput", "LabelledUnit", "family_of", "labelled_files", "load_units",
+           "prepare", "prepare_record", "split", "unit_key"]

@@ -1,0 +1,52 @@
+"""People and organisations in prose: what NER may read, @-mentions, and the name check (transforms/name_check.py).
+
+NER reads a view of the text in which every rule span (URLs, ids, addresses, files, money, dates), code-like token
+(`Ti.UI.createWindow`, `foo_bar`, `a/b/c`, `Foo::bar`), block marker and backtick span is blanked with spaces, so
+offsets still refer to the text and a stack frame can never become a person.
+"""
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
+
+from transforms.author_text import MARKERS
+from transforms.name_check import load_stop_names, name_confidence, organisation_shaped
+
+__all__ = ["MENTION_CONFIDENCE", "mentions", "name_confidence", "ner_view", "organisation_shaped", "stop_list"]
+
+MENTION_CONFIDENCE = 0.7      # a handle surely names a person, but not which node: only a known party makes one
+_CODE_TOKEN = re.compile(r"`[^`\n]*`|\{\{[^}\n]*\}\}|\S*(?:[A-Za-z0-9][._/\\:#]+[A-Za-z0-9_(]|::|\(\)|->|=>)\S*|"
+                         r"\S*[A-Za-z]\d+[A-Za-z]\S*|\S*_\S+|" + "|".join(map(re.escape, MARKERS)))
+# [~jsmith] (Jira wiki) and @jsmith (rendered Jira, GitHub); not e-mail addresses (claimed first) or @annotations.
+_MENTION = re.compile(r"\[~(?:accountid:)?([A-Za-z0-9][\w.@-]{1,60})\]|(?<![\w.@/])@([A-Za-z][\w.-]{0,38}[A-Za-z0-9])")
+_ANNOTATIONS = frozenset({"override", "param", "return", "returns", "deprecated", "test", "since", "author", "see",
+                          "throws", "nullable", "nonnull", "suppresswarnings", "inject", "autowired", "before",
+                          "after", "version", "link", "code", "here", "all", "channel", "everyone"})
+
+
+class Mention(NamedTuple):
+    text: str
+    start: int
+    end: int
+
+
+def ner_view(text: str, starts: Sequence[int], ends: Sequence[int]) -> str:
+    """`text` with the given spans and code-like tokens replaced by spaces (same length, same offsets)."""
+    chars = list(text)
+    for start, end in zip(starts, ends):
+        chars[start:end] = " " * (end - start)
+    view = "".join(chars)
+    return _CODE_TOKEN.sub(lambda m: " " * len(m.group()), view)
+
+
+def mentions(text: str, claimed: Callable[[int, int], bool], stop: frozenset[str] = frozenset()) -> Iterator[Mention]:
+    for m in _MENTION.finditer(text):
+        group = 1 if m.group(1) else 2
+        name = m.group(group)
+        if name.casefold() in _ANNOTATIONS or name.casefold() in stop or claimed(m.start(), m.end()):
+            continue
+        yield Mention(name, m.start(group), m.end(group))
+
+
+def stop_list(config) -> frozenset[str]:
+    return load_stop_names(tuple(config.stop_names_files), tuple(config.stop_names))
