@@ -83,7 +83,7 @@ class IntentModelResource(dg.ConfigurableResource):
     train_path: str = ""
     taxonomy_path: str = ""
     seed: int = 0
-    cache_dir: str = ""          # where trained models are kept; default <home>/models
+    cache_dir: str = ""          # where trained models are kept (GRAPHFEED_MODEL_CACHE); default <home>/models
 
 
     _model = PrivateAttr(default=None)
@@ -91,7 +91,8 @@ class IntentModelResource(dg.ConfigurableResource):
     def ensure(self, home: Path) -> Path:
         from transforms.intent import shipped
 
-        return shipped.ensure(Path(self.cache_dir) if self.cache_dir else home,
+        cache = self.cache_dir or os.environ.get("GRAPHFEED_MODEL_CACHE", "")
+        return shipped.ensure(Path(cache) if cache else home,
                               Path(self.train_path) if self.train_path else None,
                               Path(self.taxonomy_path) if self.taxonomy_path else None, seed=self.seed)
 
