@@ -252,3 +252,20 @@ def local_graphiti(driver: Any, embedder: EmbedderClient) -> Any:
 
     return Graphiti(graph_driver=driver, llm_client=ForbiddenLLMClient(), embedder=embedder,
                     cross_encoder=EmbeddingReranker(embedder))
+
+
+class UsesEmbedder:
+    """The embedder a graph writer or reader uses, built on first use from its config (`config`, `_embedder`)."""
+
+    config: GraphConfig
+    _embedder: Any
+
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            self._embedder = make_embedder(self.config)
+        return self._embedder
+
+    @property
+    def embedder_name(self) -> str:
+        return self.config.embedder_identity()

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from connectors.graph.backend import GraphBackend
 from connectors.graph.config import GraphConfig, validate_group_id
-from connectors.graph.embedders import local_graphiti, make_embedder
+from connectors.graph.embedders import UsesEmbedder, local_graphiti
 from connectors.graph.episode_read import (EpisodeDetail, EpisodeFilters, EpisodePage, EpisodeSummary, get_episode,
                                            list_episodes, search_episodes)
 from connectors.graph.history import SlotHistory
@@ -20,7 +20,7 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
-class GraphReader:
+class GraphReader(UsesEmbedder):
     """`async with GraphReader(config) as r:` then search_facts / fact_history / search_episodes / get_episode /
     list_episodes. Every call first checks the group's stamp (pins.py): embedder, schema and graphiti-core versions."""
 
@@ -31,16 +31,6 @@ class GraphReader:
         self.clock = clock
         self._graphiti: dict[str, Any] = {}
         self._checked: set[str] = set()
-
-    @property
-    def embedder(self) -> Any:
-        if self._embedder is None:
-            self._embedder = make_embedder(self.config)
-        return self._embedder
-
-    @property
-    def embedder_name(self) -> str:
-        return self.config.embedder_identity()
 
     async def __aenter__(self) -> "GraphReader":
         await self.backend.open()

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from connectors.graph.backend import META_LABEL, GraphBackend, as_datetime
 from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig, validate_group_id
-from connectors.graph.embedders import make_embedder
+from connectors.graph.embedders import UsesEmbedder
 from connectors.graph.known_at import format_revision, next_revisions
 from connectors.graph.llm.meter import Usage
 from connectors.graph.pins import SCHEMA_VERSION, check_stamp, graphiti_version, read_stamp
@@ -134,7 +134,7 @@ async def check_embedder_of(backend: GraphBackend, group_id: str, embedder_name:
         check_stamp(stamp, group_id, embedder=embedder_name, dim=dim)
 
 
-class GraphWriter:
+class GraphWriter(UsesEmbedder):
     """Async writer; use `async with GraphWriter(config) as w:` or open()/close()."""
 
     def __init__(self, config: GraphConfig, *, extractor: Extractor = episode_facts,
@@ -150,16 +150,6 @@ class GraphWriter:
         self.session_id = __import__("uuid").uuid4().hex     # groups this writer's LLM spend rows (one per run)
 
     # ------------------------------------------------------------------ lifecycle
-
-    @property
-    def embedder(self) -> Any:
-        if self._embedder is None:
-            self._embedder = make_embedder(self.config)
-        return self._embedder
-
-    @property
-    def embedder_name(self) -> str:
-        return self.config.embedder_identity()
 
     async def open(self) -> "GraphWriter":
         await self.backend.open()

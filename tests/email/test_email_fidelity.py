@@ -16,7 +16,7 @@ import pytest
 
 from connectors.email import EmailExportReader
 from connectors.records import RecordFailure
-from tests.fidelity import THRESHOLD, below, corpus_dir, token_recall
+from tests.fidelity import below, corpus_dir, report, token_recall
 from transforms.build import record_text
 
 pytestmark = pytest.mark.slow
@@ -133,12 +133,7 @@ def measure(root: Path) -> tuple[list[tuple[str, float, str, str]], list[str]]:
 
 def test_every_text_part_of_the_email_corpus_reaches_its_episode():
     scores, lost = measure(corpus_dir("email"))
-    mean = sum(s[1] for s in scores) / len(scores)
-    print(f"\nemail fidelity: {len(scores)} messages, mean recall {mean:.4f}, "
-          f"{sum(s[1] < THRESHOLD for s in scores)} below {THRESHOLD}, {len(lost)} without a record")
-    for line in below(scores)[:40]:
-        print(" ", line)
-    print(" lost:", lost[:20])
+    report("email", scores, lost)
     assert len(scores) > 1000
     assert below([s for s in scores if s[0] not in SIGNATURE_SHAPES]) == [] and lost == []
     assert [(n, r) for n, r, *_ in scores if n in SIGNATURE_SHAPES and r < SIGNATURE_SHAPES[n]] == []

@@ -9,7 +9,7 @@ import pytest
 
 from connectors.contract import split
 from connectors.jira import JiraExportReader
-from tests.fidelity import THRESHOLD, below, corpus_dir, token_recall
+from tests.fidelity import below, corpus_dir, report, token_recall
 from transforms.build import record_text
 
 pytestmark = pytest.mark.slow
@@ -96,9 +96,7 @@ def measure(root: Path) -> tuple[list[tuple[str, float, str, str]], list[str]]:
 
 def test_every_description_and_comment_of_the_jira_corpus_reaches_its_episode():
     scores, lost = measure(corpus_dir("jira"))
-    mean = sum(s[1] for s in scores) / len(scores)
-    print(f"\njira fidelity: {len(scores)} records, mean recall {mean:.4f}, "
-          f"{sum(s[1] < THRESHOLD for s in scores)} below {THRESHOLD}")
+    report("jira", scores, lost)
     assert len(scores) > 1000
     assert below(scores) == [] and lost == []
 

@@ -15,7 +15,7 @@ import pytest
 from connectors.contract import split
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.directory import sid
-from tests.fidelity import THRESHOLD, below, corpus_dir, token_recall
+from tests.fidelity import below, corpus_dir, report, token_recall
 from transforms.build import record_text
 
 pytestmark = pytest.mark.slow
@@ -91,12 +91,7 @@ def measure(root: Path) -> tuple[list[tuple[str, float, str, str]], list[str]]:
 
 def test_every_free_text_field_of_the_salesforce_corpus_reaches_its_episode():
     scores, lost = measure(corpus_dir("salesforce"))
-    mean = sum(s[1] for s in scores) / len(scores)
-    print(f"\nsalesforce fidelity: {len(scores)} records, mean recall {mean:.4f}, "
-          f"{sum(s[1] < THRESHOLD for s in scores)} below {THRESHOLD}, {len(lost)} lost")
-    for line in below(scores)[:30]:
-        print(" ", line)
-    print(" lost:", lost[:20])
+    report("salesforce", scores, lost)
     assert len(scores) > 20
     assert below(scores) == [] and lost == []
 
