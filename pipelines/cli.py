@@ -2,7 +2,7 @@
 
   graphfeed preview --source email PATH...   episodes as JSON lines on stdout, failures on stderr (no state written)
   graphfeed run [--date D | --from A --to B] [--source S]   the nightly job, in-process, recorded in the Dagster instance
-  graphfeed search "QUERY" [--as-of DATE] [--group G] [--limit N] [--json]   what the graph knows (now, or on a date)
+  graphfeed search "QUERY" [--as-of DATE] [--intent I] [--source S] [--limit N] [--json]   what the graph knows
   graphfeed episodes search "QUERY" | get ID|KEY | list [filters]   episodes by intent, source, actor and time
   graphfeed mcp [--http HOST:PORT]          read-only MCP server (stdio by default) for agents
   graphfeed ledger [--source S]             episode counts by status and the latest failures
@@ -158,10 +158,18 @@ def cmd_search(args: argparse.Namespace) -> int:
         validate_group_id(args.group)
     except ConfigError as exc:
         return _usage_error(str(exc))
+    from mcp.server.mcpserver.exceptions import ToolError
+    from pipelines.mcp_server import episode_filters
+
+    try:
+        filters = episode_filters(args.intent, args.source, None, None, None)     # same checks as the MCP tools
+    except ToolError as exc:
+        return _usage_error(str(exc))
     as_of = dt.datetime.fromisoformat(args.as_of).replace(tzinfo=dt.timezone.utc) if args.as_of else None
     home, graph, _ = _graph_parts()
     with graph.writer(home) as writer:
-        hits = writer.search(args.query, group_id=args.group, as_of=as_of, limit=args.limit)
+        hits = writer.search(args.query, group_id=args.group, as_of=as_of, limit=args.limit,
+                             intents=filters.intents, sources=filters.sources)
     if args.json:
         for hit in hits:
             print(json.dumps(hit.model_dump(mode="json"), ensure_ascii=False))
@@ -345,6 +353,10 @@ def parser() -> argparse.ArgumentParser:
     se.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
     se.add_argument("--limit", type=int, default=10)
     se.add_argument("--json", action="store_true", help="one JSON object per fact")
+    se.add_argument("--intent", action="append", default=[],
+                    help="only facts of episodes with this intent (repeatable; filtered inside the query)")
+    se.add_argument("--source", action="append", default=[], choices=SOURCES,
+                    help="only facts of episodes from this source (repeatable)")
     se.set_defaults(func=cmd_search)
 
     ep = sub.add_parser("episodes", help="episodes: full-text search, one whole, or a page by time (read-only)")

@@ -587,6 +587,15 @@ MAILS: list[Mail] = [
          Laura Fischer
          """), lang="de", reply_to="datenwerk-offer", homes=["archive"],
          archive_name="20260421-re-angebot-datenwerk.eml"),
+    Mail("delivery-date-ask", "michael", ["markus"], "2026-04-22 09:10", "Delivery date for the SAP connector (NW-101)",
+         T("""
+         Hi Markus,
+
+         for the Acme project plan I need a firm delivery date for the SAP connector (NW-101). Could you send me one by tomorrow?
+
+         Thanks,
+         Michael
+         """), cc=["laura"]),
     Mail("status-w17", "michael", ["dana", "kevin"], "2026-04-22 17:00", "Acme weekly status - week 17",
          T("""
          Hi all,
@@ -599,6 +608,15 @@ MAILS: list[Mail] = [
 
          Michael
          """), cc=["sarah", "laura"]),
+    Mail("delivery-date-ask-re", "markus", ["michael"], "2026-04-23 09:05", "",
+         T("""
+         Hallo Michael,
+
+         hiermit bestätige ich den Liefertermin für den SAP-Connector (NW-101): 26.05.2026. Die Abnahme mit den Acme-Testdaten machen wir am selben Tag.
+
+         Mit freundlichen Grüßen
+         Markus Vogel
+         """), cc=["laura"], lang="de", reply_to="delivery-date-ask"),
     Mail("migration-risk", "michael", ["dana"], "2026-04-28 11:45", "Risk: data migration behind plan (ACME-12)",
          T("""
          Hi Dana,

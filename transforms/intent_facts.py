@@ -6,7 +6,8 @@ structured extractors use, so "who escalated the risk?" finds a person linked to
 confirm_date episode also yields one fact per date in the author's own text ("Priya Raman confirmed 2026-07-15 for
 'Go-live confirmed'"), keeping the sentence it came from. Events never close each other (no single-valued slot);
 ids are uuid5 of the episode, so a rerun rewrites the same edges. A system actor (bot, CRM integration) states no
-intent unless the record names a human author. Amounts and decisions' contents stay with the LLM path.
+intent unless the record names a human author; CRM master data (users, contacts, accounts) states none. A date
+counts as confirmed only in a sentence that confirms (confirm/bestätigen/confirmer/confirmar/确认...), not a question. Amounts and decisions' contents stay with the LLM path.
 """
 
 import datetime as dt
@@ -50,6 +51,13 @@ FACT_KINDS = {relation: "intent" for relation, _ in INTENT_RELATIONS.values()} |
 _REPLY_PREFIX = re.compile(r"^\s*((re|aw|wg|fw|fwd|tr|rv|sv|vs|antw|答复|回复|转发)\s*(\[\d+\])?\s*[:：]\s*)+",
                            re.IGNORECASE)
 _QUOTED_LINE = re.compile(r"^\s*>")
+# A confirm_date episode also proposes, moves and asks about dates (the taxonomy's label covers all four): a date is
+# written as confirmed only from a sentence that says so and is not a question.
+CONFIRMS = re.compile(r"\b(confirm(s|ed|ing)?|agreed|approved|bestätig\w*|zugesagt|vereinbart|festgelegt|steht fest|"
+                      r"confirm[eéoa]\w*|confirmons|convenu\w*|validé\w*|acordad\w*|aprobad\w*)\b|确认|确定|敲定",
+                      re.IGNORECASE)
+# CRM master data (people, accounts, roles) is no one's writing: its rendered fields carry no intent.
+NO_INTENT_KINDS = frozenset({"user", "contact", "contact_role", "account", "account_history"})
 
 
 def thread_title(title: str) -> str:
@@ -132,7 +140,8 @@ def intent_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None,
     b = _Builder()
     relation = INTENT_RELATIONS.get(episode.intent)
     writer = author(episode)
-    if relation is None or episode.intent_confidence < threshold or writer is None:
+    if relation is None or episode.intent_confidence < threshold or writer is None or (
+            episode.source == "salesforce" and episode.metadata.kind in NO_INTENT_KINDS):
         return b.result()
     orgs = {k.lower(): v for k, v in (domain_orgs or {}).items()}
     g, when = episode.group_id, as_utc(episode.timestamp)
@@ -146,6 +155,8 @@ def intent_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None,
     b.fact(_event(g, person, predicate, target, f"{who} {verb} {where} on {day}", when, episode.id, base))
     if episode.intent == "confirm_date":
         for found in find_dates(own_text(episode), episode.metadata.language, when).dates:
+            if not CONFIRMS.search(found.sentence) or found.sentence.rstrip().endswith(("?", "？")):
+                continue
             iso = found.date.isoformat()
             text = f"{who} confirmed {iso} for {where.split(' ', 1)[1]} (on {day})"
             attributes = {**base, "kind": "text_date", "date": iso, "sentence": found.sentence[:500],

@@ -54,28 +54,30 @@ def candidates(limit: int) -> int:
     return max(limit * CANDIDATE_FACTOR, 50)
 
 
-def as_of_filter(moment: dt.datetime) -> SearchFilters:
-    """Outer lists are OR, inner lists AND (graphiti SearchFilters)."""
+def as_of_filter(moment: dt.datetime, edge_uuids: list[str] | None = None) -> SearchFilters:
+    """Outer lists are OR, inner lists AND (graphiti SearchFilters). edge_uuids: only these facts."""
     return SearchFilters(
         valid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.less_than_equal)]],
         invalid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.greater_than)],
-                    [DateFilter(comparison_operator=ComparisonOperator.is_null)]])
+                    [DateFilter(comparison_operator=ComparisonOperator.is_null)]], edge_uuids=edge_uuids)
 
 
 async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                       limit: int = 10) -> list[FactHit]:
+                       limit: int = 10, edge_uuids: list[str] | None = None) -> list[FactHit]:
+    """edge_uuids: search only these facts (connectors/graph/fact_filters.py: the facts of matching episodes)."""
     validate_group_id(group_id)
     graphiti = await writer.graphiti(group_id)
     driver = await writer.backend.driver(group_id)
     if as_of is not None:
         moment = as_utc(as_of)
         results = await graphiti.search_(query, config=search_config(candidates(limit)), group_ids=[group_id],
-                                         search_filter=as_of_filter(moment), driver=driver)
+                                         search_filter=as_of_filter(moment, edge_uuids), driver=driver)
         edges = _prefer_relation([e for e in results.edges if _holds(e, moment)], query)   # holds: index quirks
     else:
         now = writer.clock()
+        only = SearchFilters(edge_uuids=edge_uuids) if edge_uuids is not None else None
         results = await graphiti.search_(query, config=search_config(candidates(limit)), group_ids=[group_id],
-                                         driver=driver)
+                                         search_filter=only, driver=driver)
         ranked = _prefer_relation(list(results.edges), query)
         edges = [e for e in ranked if _holds(e, now)] + [e for e in ranked if not _holds(e, now)]
     edges = edges[:limit]
@@ -104,7 +106,7 @@ def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "er", "ee", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
-    return word
+    return word[:-1] if word.endswith("e") and len(word) >= 5 else word      # decide ~ decided, escalate ~ escalated
 
 
 def _prefer_relation(edges: list[Any], query: str) -> list[Any]:

@@ -115,3 +115,17 @@ def test_given_the_same_episode_twice_then_the_same_ids_and_two_episodes_in_one_
     assert [f.uuid for f in episode_facts(first).facts] == [f.uuid for f in episode_facts(again).facts]
     (a,), (b,) = intent_facts(first).facts, intent_facts(other).facts
     assert a.uuid != b.uuid and (a.subject, a.object, a.valid_at) == (b.subject, b.object, b.valid_at)
+
+
+@pytest.mark.parametrize("sentence", ["We propose to move the go-live from 2026-07-01 to 2026-07-15.",
+                                      "Could you confirm 2026-07-15?"])
+def test_given_a_proposal_or_a_question_about_a_date_then_no_date_is_written_as_confirmed(sentence):
+    episode = make("email", "email", "<p@acme.example>", dt.datetime(2026, 5, 21, tzinfo=UTC),
+                   f"Go-live\n\n{sentence}", "confirm_date", title="Go-live")
+    assert [f.predicate for f in intent_facts(episode).facts] == ["CONFIRMED_DATE"]
+
+
+def test_given_crm_master_data_then_no_intent_fact_even_with_an_intent():
+    episode = make("salesforce", "user", "User/005A", dt.datetime(2026, 3, 2, tzinfo=UTC), "Sarah Okafor",
+                   "escalate_risk", title="Sarah Okafor", fields={"id": "005A"})
+    assert intent_facts(episode).facts == []
