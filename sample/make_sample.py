@@ -1201,6 +1201,9 @@ FACTS = {
                     "stage": "Closed Won", "amount": 94800, "currency": "USD", "signed_at": "2026-06-24",
                     "closed_at": "2026-06-24",
                     "stated_in": ["<20260624.1545.olivia@acme.example>", "<20260624.1710.sarah@northwind.example>"]},
+    "delivery_date_confirmed": {"jira": "NW-101", "date": "2026-05-26", "asked_at": "2026-04-22",
+                                "asked_by": "Michael Chen", "confirmed_at": "2026-04-23", "confirmed_by": "Markus Vogel",
+                                "language": "de", "stated_in": ["<20260423.0905.markus@datenwerk.example>"]},
     "partner_delivery": {"jira": "NW-101", "partner": "Datenwerk GmbH", "started_at": "2026-03-30",
                          "done_at": "2026-05-26", "offer_eur": 17250},
 }
@@ -1220,6 +1223,12 @@ QUESTIONS = [
      "expect_any": ["migration"], "expect_none": []},
     {"question": "Has Acme signed the contract?", "as_of": "2026-06-30",
      "expect_any": ["signed", "Closed Won"], "expect_none": []},
+    # Answered by facts from text (transforms/intent_facts.py), no LLM.
+    {"question": "Who escalated the risk?", "as_of": "2026-06-30", "expect_any": ["Michael Chen"], "expect_none": []},
+    {"question": "Who confirmed the delivery date, and which date?", "as_of": "2026-06-30",
+     "expect_any": ["Markus Vogel", "2026-05-26"], "expect_none": []},
+    {"question": "What did Acme decide about the budget?", "as_of": "2026-06-30", "expect_any": ["Dana Whitfield"],
+     "expect_none": []},
 ]
 
 _JIRA_RE = re.compile(r"(?<![A-Za-z0-9_-])(?:NW|ACME)-[1-9]\d{0,5}(?![A-Za-z0-9_-])")
