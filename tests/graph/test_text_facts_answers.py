@@ -19,7 +19,7 @@ from tests.graph.test_mcp_server import payload
 from transforms.build import EpisodeSettings, build_episodes
 from transforms.references import ReferenceConfig
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]     # trains the intent model, writes ~110 episodes
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample" / "exports"
 ORGS = {"acme.example": "Acme Corp", "northwind.example": "Northwind Analytics"}
