@@ -47,6 +47,17 @@ INTENT_RELATIONS: dict[str, tuple[str, str]] = {
 }
 DATE_RELATION = "CONFIRMED_DATE_VALUE"
 FACT_KINDS = {relation: "intent" for relation, _ in INTENT_RELATIONS.values()} | {DATE_RELATION: "text_date"}
+# Word stems (connectors/graph/search.py's _stem) by which a question asks for an event relation: any set, all of it.
+EVENT_CUES: dict[str, tuple[frozenset[str], ...]] = {
+    "ESCALATED_RISK": (frozenset({"escalat"}),),
+    "CONFIRMED_DATE": (frozenset({"confirm"}),),
+    DATE_RELATION: (frozenset({"confirm"}),),
+    "DECIDED": (frozenset({"decid"}), frozenset({"decision"})),
+    "REJECTED": (frozenset({"reject"}),),
+    "REQUESTED_INFO": (frozenset({"request"}),),
+    "REPORTED_STATUS": (frozenset({"report", "status"}),),
+    "CLOSED_DEAL": (frozenset({"clos", "deal"}),),
+}
 
 _REPLY_PREFIX = re.compile(r"^\s*((re|aw|wg|fw|fwd|tr|rv|sv|vs|antw|答复|回复|转发)\s*(\[\d+\])?\s*[:：]\s*)+",
                            re.IGNORECASE)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from connectors.graph.backend import as_datetime
 from connectors.graph.config import validate_group_id
 from connectors.records import as_utc
+from transforms.intent_facts import EVENT_CUES
 
 # History can outrank current facts in RRF; fetch more candidates than asked so "current first" has material.
 CANDIDATE_FACTOR = 3
@@ -68,17 +69,27 @@ async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.date
     validate_group_id(group_id)
     graphiti = await writer.graphiti(group_id)
     driver = await writer.backend.driver(group_id)
+
+    async def run(search_filter: SearchFilters | None) -> list[Any]:
+        found = list((await graphiti.search_(query, config=search_config(candidates(limit)), group_ids=[group_id],
+                                             search_filter=search_filter, driver=driver)).edges)
+        named = named_events(query)
+        if named:
+            narrowed = (search_filter or SearchFilters()).model_copy(update={"edge_types": named})
+            events = list((await graphiti.search_(query, config=search_config(candidates(limit)),
+                                                  group_ids=[group_id], search_filter=narrowed, driver=driver)).edges)
+            seen = {e.uuid for e in events}
+            found = events + [e for e in found if e.uuid not in seen]
+        return found
+
     if as_of is not None:
         moment = as_utc(as_of)
-        results = await graphiti.search_(query, config=search_config(candidates(limit)), group_ids=[group_id],
-                                         search_filter=as_of_filter(moment, edge_uuids), driver=driver)
-        edges = _prefer_relation([e for e in results.edges if _holds(e, moment)], query)   # holds: index quirks
+        results = await run(as_of_filter(moment, edge_uuids))
+        edges = _prefer_relation([e for e in results if _holds(e, moment)], query)   # holds: index quirks
     else:
         now = writer.clock()
-        only = SearchFilters(edge_uuids=edge_uuids) if edge_uuids is not None else None
-        results = await graphiti.search_(query, config=search_config(candidates(limit)), group_ids=[group_id],
-                                         search_filter=only, driver=driver)
-        ranked = _prefer_relation(list(results.edges), query)
+        results = await run(SearchFilters(edge_uuids=edge_uuids) if edge_uuids is not None else None)
+        ranked = _prefer_relation(results, query)
         edges = [e for e in ranked if _holds(e, now)] + [e for e in ranked if not _holds(e, now)]
     edges = edges[:limit]
     return await _to_hits(writer, group_id, edges)
@@ -97,9 +108,24 @@ def names_relation(edge: Any, query: str) -> bool:
     Hybrid search scores the words of fact sentences; many event facts share a question's nouns, so the fact whose
     relation the question asks about is moved to the front, keeping the hybrid order otherwise.
     """
+    return _names(edge.name or "", query)
+
+
+def _stems(query: str) -> set[str]:
     words = {w.strip("?.,!'\"").lower() for w in query.replace("'s", " ").split()}
-    stems = {_stem(w) for w in words if w not in _STOP}
-    return any(_stem(r) in stems for r in _relation_words(edge.name or ""))
+    return {_stem(w) for w in words if w not in _STOP}
+
+
+def _names(relation: str, query: str) -> bool:
+    stems = _stems(query)
+    return any(_stem(r) in stems for r in _relation_words(relation))
+
+
+def named_events(query: str) -> list[str]:
+    """Event relations from text the question asks about ("who escalated", "what did they decide"): searched among
+    those edges too, so a few events are not drowned by the many mail facts that share the question's nouns."""
+    stems = _stems(query)
+    return [relation for relation, cues in EVENT_CUES.items() if any(cue <= stems for cue in cues)]
 
 
 def _stem(word: str) -> str:
