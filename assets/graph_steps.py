@@ -44,6 +44,8 @@ class IngestStats(BaseModel):
     entities_written: int = 0
     facts_written: int = 0
     facts_invalidated: int = 0
+    facts_by_relation: dict[str, int] = {}
+    facts_by_kind: dict[str, int] = {}
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
@@ -108,6 +110,9 @@ def _add(stats: IngestStats, result: BatchResult) -> None:
     stats.entities_written += result.entities_written
     stats.facts_written += result.facts_written
     stats.facts_invalidated += result.facts_invalidated
+    for mine, theirs in ((stats.facts_by_relation, result.facts_by_relation), (stats.facts_by_kind, result.facts_by_kind)):
+        for name, count in theirs.items():
+            mine[name] = mine.get(name, 0) + count
     stats.seconds_per_episode.extend(result.per_episode_seconds)
 
 

@@ -191,6 +191,8 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
                 "entities_written": stats.entities_written,
                 "facts_written": stats.facts_written,
                 "facts_invalidated": stats.facts_invalidated,
+                "facts_by_kind": dg.MetadataValue.json(dict(sorted(stats.facts_by_kind.items()))),
+                "facts_by_relation": dg.MetadataValue.json(dict(sorted(stats.facts_by_relation.items()))),
                 "llm_tokens_in": stats.tokens_in,
                 "llm_tokens_out": stats.tokens_out,
                 "llm_cost_usd": dg.MetadataValue.float(stats.cost_usd),

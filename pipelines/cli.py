@@ -2,7 +2,7 @@
 
   graphfeed preview --source email PATH...   episodes as JSON lines on stdout, failures on stderr (no state written)
   graphfeed run [--date D | --from A --to B] [--source S]   the nightly job, in-process, recorded in the Dagster instance
-  graphfeed search "QUERY" [--as-of DATE] [--known-at DATETIME] [--group G] [--limit N] [--json]
+  graphfeed search "QUERY" [--as-of DATE] [--known-at DATETIME] [--intent I] [--source S] [--limit N] [--json]
                                             what the graph knows (now, or on a date), or knew at a moment of its history
   graphfeed history SUBJECT [--relation R] [--json]   every value a single-valued slot had, with both clocks
   graphfeed episodes search "QUERY" | get ID|KEY | list [filters]   episodes by intent, source, actor and time
@@ -209,11 +209,18 @@ def cmd_search(args: argparse.Namespace) -> int:
         known_at = _moment(args.known_at, "--known-at")
     except (ConfigError, ValueError) as exc:
         return _usage_error(str(exc))
+    from mcp.server.mcpserver.exceptions import ToolError
+    from pipelines.mcp_server import episode_filters
+
+    try:
+        filters = episode_filters(args.intent, args.source, None, None, None)     # same checks as the MCP tools
+    except ToolError as exc:
+        return _usage_error(str(exc))
 
     async def go():
         async with GraphReader(_graph_config()) as reader:
             return await reader.search_facts(args.query, group_id=args.group, as_of=as_of, known_at=known_at,
-                                             limit=args.limit)
+                                             limit=args.limit, intents=filters.intents, sources=filters.sources)
 
     hits = asyncio.run(go())
     if args.json:
@@ -466,6 +473,10 @@ def parser() -> argparse.ArgumentParser:
     se.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
     se.add_argument("--limit", type=int, default=10)
     se.add_argument("--json", action="store_true", help="one JSON object per fact")
+    se.add_argument("--intent", action="append", default=[],
+                    help="only facts of episodes with this intent (repeatable; filtered inside the query)")
+    se.add_argument("--source", action="append", default=[], choices=SOURCES,
+                    help="only facts of episodes from this source (repeatable)")
     se.set_defaults(func=cmd_search)
 
     hi = sub.add_parser("history", help="every value a single-valued slot had (contact, assignee, status, ...)")

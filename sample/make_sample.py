@@ -587,6 +587,15 @@ MAILS: list[Mail] = [
          Laura Fischer
          """), lang="de", reply_to="datenwerk-offer", homes=["archive"],
          archive_name="20260421-re-angebot-datenwerk.eml"),
+    Mail("delivery-date-ask", "michael", ["markus"], "2026-04-22 09:10", "Delivery date for the SAP connector (NW-101)",
+         T("""
+         Hi Markus,
+
+         for the Acme project plan I need a firm delivery date for the SAP connector (NW-101). Could you send me one by tomorrow?
+
+         Thanks,
+         Michael
+         """), cc=["laura"]),
     Mail("status-w17", "michael", ["dana", "kevin"], "2026-04-22 17:00", "Acme weekly status - week 17",
          T("""
          Hi all,
@@ -599,6 +608,15 @@ MAILS: list[Mail] = [
 
          Michael
          """), cc=["sarah", "laura"]),
+    Mail("delivery-date-ask-re", "markus", ["michael"], "2026-04-23 09:05", "",
+         T("""
+         Hallo Michael,
+
+         hiermit bestätige ich den Liefertermin für den SAP-Connector (NW-101): 26.05.2026. Die Abnahme mit den Acme-Testdaten machen wir am selben Tag.
+
+         Mit freundlichen Grüßen
+         Markus Vogel
+         """), cc=["laura"], lang="de", reply_to="delivery-date-ask"),
     Mail("migration-risk", "michael", ["dana"], "2026-04-28 11:45", "Risk: data migration behind plan (ACME-12)",
          T("""
          Hi Dana,
@@ -1183,6 +1201,9 @@ FACTS = {
                     "stage": "Closed Won", "amount": 94800, "currency": "USD", "signed_at": "2026-06-24",
                     "closed_at": "2026-06-24",
                     "stated_in": ["<20260624.1545.olivia@acme.example>", "<20260624.1710.sarah@northwind.example>"]},
+    "delivery_date_confirmed": {"jira": "NW-101", "date": "2026-05-26", "asked_at": "2026-04-22",
+                                "asked_by": "Michael Chen", "confirmed_at": "2026-04-23", "confirmed_by": "Markus Vogel",
+                                "language": "de", "stated_in": ["<20260423.0905.markus@datenwerk.example>"]},
     "partner_delivery": {"jira": "NW-101", "partner": "Datenwerk GmbH", "started_at": "2026-03-30",
                          "done_at": "2026-05-26", "offer_eur": 17250},
 }
@@ -1202,6 +1223,12 @@ QUESTIONS = [
      "expect_any": ["migration"], "expect_none": []},
     {"question": "Has Acme signed the contract?", "as_of": "2026-06-30",
      "expect_any": ["signed", "Closed Won"], "expect_none": []},
+    # Answered by facts from text (transforms/intent_facts.py), no LLM.
+    {"question": "Who escalated the risk?", "as_of": "2026-06-30", "expect_any": ["Michael Chen"], "expect_none": []},
+    {"question": "Who confirmed the delivery date, and which date?", "as_of": "2026-06-30",
+     "expect_any": ["Markus Vogel", "2026-05-26"], "expect_none": []},
+    {"question": "What did Acme decide about the budget?", "as_of": "2026-06-30", "expect_any": ["Dana Whitfield"],
+     "expect_none": []},
 ]
 
 _JIRA_RE = re.compile(r"(?<![A-Za-z0-9_-])(?:NW|ACME)-[1-9]\d{0,5}(?![A-Za-z0-9_-])")

@@ -3,10 +3,11 @@
 from collections.abc import Mapping
 
 from transforms.episode import Episode
-from transforms.facts import Extractor, FactSet, email_facts, no_facts
+from transforms.facts import Extractor, FactSet, email_facts, merge_factsets, no_facts
 from transforms.facts_confluence import confluence_facts
 from transforms.facts_jira import jira_facts
 from transforms.facts_salesforce import salesforce_facts
+from transforms.intent_facts import intent_facts
 
 EXTRACTORS: dict[str, Extractor] = {
     "email": email_facts,
@@ -17,6 +18,7 @@ EXTRACTORS: dict[str, Extractor] = {
 
 
 def episode_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None) -> FactSet:
-    """The structured FactSet of one episode (pure; same input -> same uuids)."""
+    """The structured FactSet of one episode plus its intent/date facts (pure; same input -> same uuids)."""
     extractor = EXTRACTORS.get(episode.source, no_facts)
-    return extractor(episode, {k.lower(): v for k, v in (domain_orgs or {}).items()})
+    orgs = {k.lower(): v for k, v in (domain_orgs or {}).items()}
+    return merge_factsets([extractor(episode, orgs), intent_facts(episode, orgs)])

@@ -5,6 +5,7 @@ that the graph was written with the embedder this reader uses: vectors of anothe
 """
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any, Callable
 
 from connectors.graph.backend import GraphBackend
@@ -56,9 +57,18 @@ class GraphReader(UsesEmbedder):
     check_embedder = check_group        # the name search_facts calls on writers and readers alike
 
     async def search_facts(self, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                           known_at: dt.datetime | None = None, limit: int = 10) -> list:
+                           known_at: dt.datetime | None = None, limit: int = 10, intents: Sequence[str] = (),
+                           sources: Sequence[str] = ()) -> list:
+        """intents/sources: only facts that episodes with one of these intents / from one of these sources support."""
         from connectors.graph.search import search_facts
 
+        if intents or sources:
+            from connectors.graph.fact_filters import search_facts_of_episodes
+
+            await self.check_group(group_id)
+            filters = EpisodeFilters(intents=list(intents), sources=list(sources))
+            return await search_facts_of_episodes(self, query, group_id=group_id, filters=filters, as_of=as_of,
+                                                  known_at=known_at, limit=limit)
         return await search_facts(self, query, group_id=group_id, as_of=as_of, known_at=known_at, limit=limit)
 
     async def fact_history(self, subject: str, *, group_id: str, relation: str | None = None) -> SlotHistory:

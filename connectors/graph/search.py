@@ -21,6 +21,7 @@ from connectors.graph.backend import as_datetime
 from connectors.graph.config import validate_group_id
 from connectors.graph.search_steps import Edge, SearchSteps
 from connectors.records import as_utc
+from transforms.intent_facts import EVENT_CUES
 
 # History can outrank current facts in RRF; fetch more candidates than asked so "current first" has material.
 CANDIDATE_FACTOR = 3
@@ -72,7 +73,7 @@ def as_of_filter(moment: dt.datetime) -> SearchFilters:
     return SearchFilters(
         valid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.less_than_equal)]],
         invalid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.greater_than)],
-                    [DateFilter(comparison_operator=ComparisonOperator.is_null)]])
+                    [DateFilter(comparison_operator=ComparisonOperator.is_null)]], edge_uuids=edge_uuids)
 
 
 class FactHits(list):
@@ -84,8 +85,12 @@ class FactHits(list):
 
 
 async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                       known_at: dt.datetime | None = None, limit: int = 10, exact: bool = False) -> FactHits:
+                       known_at: dt.datetime | None = None, limit: int = 10, exact: bool = False,
+                       edge_uuids: list[str] | None = None) -> FactHits:
     """exact=True replaces the vector index calls by a scan of every embedding (the reference for tests).
+    edge_uuids: search only these facts, inside every step's query (connectors/graph/fact_filters.py: the facts of
+    the episodes that match an intent/source filter). A question that asks for an event ("who escalated", "what did
+    they decide") is also searched among those event relations, and their hits lead.
 
     known_at=t: the facts the graph held at t of its own history, each interval as known then (connectors/graph/
     known_at.py); with as_of, what the graph at t said held on that date. The interval as known at t is not what is
@@ -94,7 +99,6 @@ async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.date
     validate_group_id(group_id)
     await writer.check_embedder(group_id)           # vectors of another model cannot be compared
     driver = await writer.backend.driver(group_id)
-    steps = SearchSteps(driver, group_id, writer.config.search_timeout_ms)
     moment = as_utc(as_of) if as_of is not None else None
     pushed = moment if known_at is None else None   # the as-of filter inside the queries
     vec = list(await writer.embedder.create(query))
@@ -104,18 +108,13 @@ async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.date
 
         pool *= KNOWN_AT_WIDEN
     text = _fulltext(query, group_id, driver)
-    vector = steps.edge_vector_exact if exact else steps.edge_vector
-
-    async def graph_step() -> tuple[list[str], list[Edge]]:
-        origins = fuse(await steps.step("entities", steps.entity_origins(text, vec, ORIGINS, exact)))[:ORIGINS]
-        return origins, await steps.step("graph", steps.around(origins, vec, pool, pushed))
-
-    found_vector, found_text, (origins, found_near) = await asyncio.gather(
-        steps.step("vector", vector(vec, pool, pushed)), steps.step("fulltext", steps.edge_fulltext(text, pool, pushed)),
-        graph_step())
-    lists = [found_vector, found_text, found_near]
-    by_uuid = {e.uuid: e for found in lists for e in found}
-    ranked = _prefer(query, origins[:1], [by_uuid[u] for u in fuse([[e.uuid for e in found] for found in lists])])
+    steps = SearchSteps(driver, group_id, writer.config.search_timeout_ms, only=edge_uuids)
+    ranked = await _ranked(steps, query, text, vec, pool, pushed, exact)
+    named = named_events(query)
+    if named:
+        events = await _ranked(steps.narrowed(named), query, text, vec, pool, pushed, exact)
+        first = {e.uuid for e in events}
+        ranked = events + [e for e in ranked if e.uuid not in first]
     if known_at is not None:
         from connectors.graph.known_at import as_known, known_edges
 
@@ -129,6 +128,23 @@ async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.date
         now = writer.clock()
         edges = [e for e in ranked if _holds(e, now)] + [e for e in ranked if not _holds(e, now)]
     return FactHits(await _to_hits(steps, edges[:limit]), steps.degraded)
+
+
+async def _ranked(steps: SearchSteps, query: str, text: str, vec: list[float], pool: int,
+                  moment: dt.datetime | None, exact: bool) -> list[Edge]:
+    """Vector top-k, full-text top-k and the graph step around the entities the question names, fused (RRF)."""
+    vector = steps.edge_vector_exact if exact else steps.edge_vector
+
+    async def graph_step() -> tuple[list[str], list[Edge]]:
+        origins = fuse(await steps.step("entities", steps.entity_origins(text, vec, ORIGINS, exact)))[:ORIGINS]
+        return origins, await steps.step("graph", steps.around(origins, vec, pool, moment))
+
+    found_vector, found_text, (origins, found_near) = await asyncio.gather(
+        steps.step("vector", vector(vec, pool, moment)), steps.step("fulltext", steps.edge_fulltext(text, pool, moment)),
+        graph_step())
+    lists = [found_vector, found_text, found_near]
+    by_uuid = {e.uuid: e for found in lists for e in found}
+    return _prefer(query, origins[:1], [by_uuid[u] for u in fuse([[e.uuid for e in found] for found in lists])])
 
 
 def fuse(ranked_lists: list[list[str]]) -> list[str]:
@@ -160,16 +176,31 @@ def names_relation(edge: Any, query: str) -> bool:
     Hybrid search scores the words of fact sentences; many event facts share a question's nouns, so the fact whose
     relation the question asks about is moved to the front, keeping the hybrid order otherwise.
     """
+    return _names(edge.name or "", query)
+
+
+def _stems(query: str) -> set[str]:
     words = {w.strip("?.,!'\"").lower() for w in query.replace("'s", " ").split()}
-    stems = {_stem(w) for w in words if w not in _STOP}
-    return any(_stem(r) in stems for r in _relation_words(edge.name or ""))
+    return {_stem(w) for w in words if w not in _STOP}
+
+
+def _names(relation: str, query: str) -> bool:
+    stems = _stems(query)
+    return any(_stem(r) in stems for r in _relation_words(relation))
+
+
+def named_events(query: str) -> list[str]:
+    """Event relations from text the question asks about ("who escalated", "what did they decide"): searched among
+    those edges too, so a few events are not drowned by the many mail facts that share the question's nouns."""
+    stems = _stems(query)
+    return [relation for relation, cues in EVENT_CUES.items() if any(cue <= stems for cue in cues)]
 
 
 def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "er", "ee", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
-    return word
+    return word[:-1] if word.endswith("e") and len(word) >= 5 else word      # decide ~ decided, escalate ~ escalated
 
 
 def _prefer(query: str, centers: list[str], edges: list[Any]) -> list[Any]:

@@ -70,12 +70,21 @@ def _database_errors() -> tuple[type[BaseException], ...]:
 class SearchSteps:
     """The step queries for one group on one backend; `degraded` collects what failed, as 'step: reason'."""
 
-    def __init__(self, driver: Any, group_id: str, timeout_ms: int):
+    def __init__(self, driver: Any, group_id: str, timeout_ms: int, only: list[str] | None = None,
+                 names: list[str] | None = None, degraded: list[str] | None = None):
+        """only: edge uuids the search may return; names: relation names it may return (both inside the queries)."""
         self.driver = driver
         self.group_id = group_id
         self.timeout_ms = max(1, int(timeout_ms))
         self.neo4j = driver.provider == GraphProvider.NEO4J
-        self.degraded: list[str] = []
+        self.only = only
+        self.names = names
+        self.degraded: list[str] = degraded if degraded is not None else []
+
+    def narrowed(self, names: list[str]) -> "SearchSteps":
+        """The same steps limited to these relations; what degrades is reported in the same list."""
+        return SearchSteps(self.driver, self.group_id, self.timeout_ms, only=self.only, names=names,
+                           degraded=self.degraded)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -84,6 +93,10 @@ class SearchSteps:
         return moment if self.neo4j else moment.astimezone(dt.timezone.utc).isoformat()
 
     async def rows(self, cypher: str, **params: Any) -> list[dict[str, Any]]:
+        if "$only" in cypher:
+            params["only"] = self.only
+        if "$names" in cypher:
+            params["names"] = self.names
         try:
             if self.neo4j:
                 from neo4j import Query, RoutingControl
@@ -116,6 +129,15 @@ class SearchSteps:
         """Neo4j holds every group in one database; on FalkorDB the graph is the group."""
         return f"{var}.group_id = $g" if self.neo4j else "true"
 
+    def _edges(self, var: str) -> str:
+        """The facts this search may return: the group's, narrowed to `only` uuids and `names` relations if set."""
+        cond = self._group(var)
+        if self.only is not None:
+            cond += f" AND {var}.uuid IN $only"
+        if self.names is not None:
+            cond += f" AND {var}.name IN $names"
+        return cond
+
     # ------------------------------------------------------------------ edge candidates
 
     async def _widening(self, call: str, order: str, pool: int, moment: dt.datetime | None,
@@ -127,7 +149,7 @@ class SearchSteps:
         """
         holds = HOLDS if moment is not None else "true"
         cypher = (f"{call} WITH e, score, startNode(e) AS s, endNode(e) AS o "
-                  f"RETURN {EDGE_COLUMNS}, ({self._group('e')} AND {holds}) AS keep ORDER BY score {order}")
+                  f"RETURN {EDGE_COLUMNS}, ({self._edges('e')} AND {holds}) AS keep ORDER BY score {order}")
         extra = {"at": self.at(moment)} if moment is not None else {}
         rows = await self._widen(cypher, pool, lambda r: r["keep"], g=self.group_id, **extra, **params)
         return None if rows is None else [Edge.from_row(r) for r in rows]
@@ -166,7 +188,7 @@ class SearchSteps:
         holds = HOLDS if moment is not None else "true"
         extra = {"at": self.at(moment)} if moment is not None else {}
         rows = await self.rows(
-            f"MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE {self._group('e')} AND {holds} "
+            f"MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE {self._edges('e')} AND {holds} "
             f"WITH e, s, o, {cosine} AS score ORDER BY score {order} LIMIT $k RETURN {EDGE_COLUMNS}",
             k=pool, vec=vec, g=self.group_id, **extra)
         return [Edge.from_row(r) for r in rows]
@@ -183,7 +205,7 @@ class SearchSteps:
         extra = {"at": self.at(moment)} if moment is not None else {}
         rows = await self.rows(
             "CALL db.idx.fulltext.queryRelationships('RELATES_TO', $q) YIELD relationship AS e, score "
-            f"WITH e, score WHERE {holds} WITH e, score ORDER BY score DESC LIMIT $k "
+            f"WITH e, score WHERE {holds} AND {self._edges('e')} WITH e, score ORDER BY score DESC LIMIT $k "
             f"WITH e, score, startNode(e) AS s, endNode(e) AS o RETURN {EDGE_COLUMNS} ORDER BY score DESC",
             q=text, k=pool, **extra)
         return [Edge.from_row(r) for r in rows]
@@ -231,7 +253,7 @@ class SearchSteps:
         extra = {"at": self.at(moment)} if moment is not None else {}
         rows = await self.rows(
             "UNWIND $origins AS u MATCH (n:Entity {uuid: u})-[e:RELATES_TO]-(:Entity) "
-            f"WHERE {self._group('e')} AND {holds} WITH DISTINCT e LIMIT $scan "
+            f"WHERE {self._edges('e')} AND {holds} WITH DISTINCT e LIMIT $scan "
             f"WITH e, startNode(e) AS s, endNode(e) AS o, {cosine} AS score ORDER BY score {order} LIMIT $k "
             f"RETURN {EDGE_COLUMNS}",
             origins=origins, vec=vec, scan=LOCAL_SCAN, k=pool, g=self.group_id, **extra)

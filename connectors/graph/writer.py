@@ -33,6 +33,7 @@ from connectors.graph.to_graphiti import entity_edge, entity_node, episode_prope
 from transforms.episode import Episode
 from transforms.fact_extractors import episode_facts
 from transforms.facts import EntitySpec, FactSet, FactSpec, merge_factsets
+from transforms.intent_facts import FACT_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,9 @@ class BatchResult(BaseModel):
     episodes_new: int = 0
     entities_new: int = 0
     facts_new: int = 0
+    # facts_written broken down by relation (SENT, ESCALATED_RISK, ...) and kind (structured, intent, text_date).
+    facts_by_relation: dict[str, int] = Field(default_factory=dict)
+    facts_by_kind: dict[str, int] = Field(default_factory=dict)
     # LLM extraction (sources in "llm"/"both" mode); all zero/empty in structured mode.
     llm: Usage = Field(default_factory=Usage)                       # this call's total
     episode_llm: dict[str, Usage] = Field(default_factory=dict)     # per episode id, this call only
@@ -107,6 +111,13 @@ class BatchResult(BaseModel):
     deferred: list[str] = Field(default_factory=list)              # not attempted: a budget stopped the batch
     llm_skipped: int = 0                                            # no free text / skipped intent: structured only
     stopped_by: str | None = None
+
+
+def count_facts(result: BatchResult, facts: Sequence[FactSpec]) -> None:
+    for fact in facts:
+        kind = FACT_KINDS.get(fact.predicate, "structured")
+        result.facts_by_relation[fact.predicate] = result.facts_by_relation.get(fact.predicate, 0) + 1
+        result.facts_by_kind[kind] = result.facts_by_kind.get(kind, 0) + 1
 
 
 class _Stored(BaseModel):
@@ -485,6 +496,7 @@ class GraphWriter(UsesEmbedder):
         result.episodes_written += len(episodic_nodes)
         result.entities_written += len(entity_nodes)
         result.facts_written += len(entity_edges)
+        count_facts(result, [fact for fact, *_ in fact_list])
         result.episodes_new += sum(1 for e in episodes if e.id not in stored.episode_created)
         result.entities_new += sum(1 for e in facts.entities if e.uuid not in stored.entity_created)
         result.facts_new += sum(1 for f in facts.facts if f.uuid not in stored.edges)
@@ -566,9 +578,17 @@ class GraphWriter(UsesEmbedder):
     # ------------------------------------------------------------------ search
 
     async def search(self, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                     limit: int = 10) -> list:
+                     limit: int = 10, intents: Sequence[str] = (), sources: Sequence[str] = ()) -> list:
+        """intents/sources: only facts that episodes with one of these intents / from one of these sources support."""
         from connectors.graph.search import search_facts
 
+        if intents or sources:
+            from connectors.graph.episode_read import EpisodeFilters
+            from connectors.graph.fact_filters import search_facts_of_episodes
+
+            filters = EpisodeFilters(intents=list(intents), sources=list(sources))
+            return await search_facts_of_episodes(self, query, group_id=group_id, filters=filters, as_of=as_of,
+                                                  limit=limit)
         return await search_facts(self, query, group_id=group_id, as_of=as_of, limit=limit)
 
 
@@ -657,8 +677,10 @@ class SyncGraphWriter:
     def invalidate_episodes(self, episode_ids: Sequence[str], at: dt.datetime, group_id: str | None = None) -> int:
         return self._run(self._writer.invalidate_episodes(episode_ids, at, group_id))
 
-    def search(self, query: str, *, group_id: str, as_of: dt.datetime | None = None, limit: int = 10) -> list:
-        return self._run(self._writer.search(query, group_id=group_id, as_of=as_of, limit=limit))
+    def search(self, query: str, *, group_id: str, as_of: dt.datetime | None = None, limit: int = 10,
+               intents: Sequence[str] = (), sources: Sequence[str] = ()) -> list:
+        return self._run(self._writer.search(query, group_id=group_id, as_of=as_of, limit=limit, intents=intents,
+                                             sources=sources))
 
     def __enter__(self) -> "SyncGraphWriter":
         return self.open()

@@ -18,7 +18,8 @@ def test_given_an_email_then_sender_recipients_thread_attachment_references_and_
                             refs=["jira:PHX-42"], attachments=[ATTACHMENT])
     facts = episode_facts(episode, {"acme.example": "Acme Corp"})
     by_predicate = {f.predicate: f for f in facts.facts}
-    assert set(by_predicate) == {"SENT", "SENT_TO", "CC", "REPLIED_TO", "HAS_ATTACHMENT", "MENTIONS_ISSUE", "WORKS_AT"}
+    assert set(by_predicate) == {"SENT", "SENT_TO", "CC", "REPLIED_TO", "HAS_ATTACHMENT", "MENTIONS_ISSUE", "WORKS_AT",
+                                 "DECIDED"}       # the episode's intent (transforms/intent_facts.py)
     assert by_predicate["SENT_TO"].fact == "Dana Whitfield emailed Tom Berger about 'Q2 budget' on 2026-03-02"
     assert all(f.valid_at == MARCH and f.episode_ids == [episode.id] for f in facts.facts)
     labels = {e.label for e in facts.entities}

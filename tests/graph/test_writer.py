@@ -45,6 +45,10 @@ def test_rerun_of_the_same_batch_writes_nothing_new(backend_config, group_id):
     assert before == after
     assert (again.episodes_new, again.entities_new, again.facts_new, again.facts_invalidated) == (0, 0, 0, 0)
     assert again.facts_written == first.facts_written and len(again.per_episode_seconds) == 2
+    # per kind and relation (graph metadata): both mails are decisions, each one DECIDED event
+    assert first.facts_by_kind["intent"] == first.facts_by_relation["DECIDED"] == 2
+    assert sum(first.facts_by_kind.values()) == sum(first.facts_by_relation.values()) == first.facts_written
+    assert first.facts_by_relation["SENT"] == 2 and set(first.facts_by_kind) == {"structured", "intent"}
 
 
 def test_email_episodes_person_dedup_by_email_and_graphiti_can_read_them(backend_config, group_id):
