@@ -1,6 +1,6 @@
 """Facts from what people write, without an LLM: one intent fact per episode, and the dates a confirmation states.
 
-An episode whose intent is not `other` (confidence at or above the threshold) becomes one event fact from its actor to
+An episode whose intent is not `other` (the classifier's threshold already applied) becomes one event fact from its actor to
 what it is about — the Jira issue, the Confluence page, the CRM record, or the mail thread — on the same entity ids the
 structured extractors use, so "who escalated the risk?" finds a person linked to the issue the risk is on. A
 confirm_date episode also yields one fact per date in the author's own text ("Priya Raman confirmed 2026-07-15 for
@@ -32,8 +32,9 @@ from transforms.facts import (
 from transforms.quotes import strip_reply
 from transforms.text_dates import find_dates
 
-# Same default as EpisodeSettings.intent_threshold: below it the classifier already says `other`.
-DEFAULT_THRESHOLD = 0.5
+# The classifier already applied the intent threshold (GRAPHFEED_INTENT_THRESHOLD, by default its own calibrated one):
+# below it the episode's intent is `other`. A higher bar for facts is opt-in.
+DEFAULT_THRESHOLD = 0.0
 
 # intent -> (relation, what the actor did, as a phrase)
 INTENT_RELATIONS: dict[str, tuple[str, str]] = {

@@ -93,7 +93,12 @@ def test_given_an_ambiguous_english_date_then_only_the_intent_fact_is_written():
                                                      ("escalate_risk", 0.9, BOT)])
 def test_given_other_low_confidence_or_a_bot_then_no_intent_fact(intent, confidence, actor):
     episode = jira_comment(intent, confidence).model_copy(update={"actor": actor})
-    assert intent_facts(episode).facts == []
+    assert intent_facts(episode, threshold=0.5).facts == []
+
+
+def test_given_an_intent_the_classifier_kept_then_its_fact_is_written_whatever_its_confidence():
+    # the classifier's own (calibrated) threshold decided the intent; facts add no second bar by default
+    assert len(intent_facts(jira_comment("escalate_risk", 0.31)).facts) == 1
 
 
 def test_given_a_crm_integration_record_naming_a_human_author_then_the_fact_is_the_authors():
