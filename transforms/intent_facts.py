@@ -164,17 +164,23 @@ def intent_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None,
     confidence = round(float(episode.intent_confidence), 4)
     predicate, verb = relation
     base = {"kind": "intent", "intent": episode.intent, "intent_confidence": confidence}
-    b.fact(_event(g, person, predicate, target, f"{who} {verb} {where} on {day}", when, episode.id, base))
-    if episode.intent == "confirm_date":
-        for found in find_dates(own_text(episode), episode.metadata.language, when).dates:
-            if not CONFIRMS.search(found.sentence) or found.sentence.rstrip().endswith(("?", "？")):
-                continue
-            iso = found.date.isoformat()
-            text = f"{who} confirmed {iso} for {where.split(' ', 1)[1]} (on {day})"
-            attributes = {**base, "kind": "text_date", "date": iso, "sentence": found.sentence[:500],
-                          "date_form": found.form}
-            b.fact(_event(g, person, DATE_RELATION, target, text, when, f"{episode.id}|{iso}", attributes))
+    confirmed = _confirmed_dates(episode, when) if episode.intent == "confirm_date" else []
+    # the intent fact names the dates it confirms, so the first hit answers "who confirmed which date"
+    stated = f" ({', '.join(f.date.isoformat() for f in confirmed)})" if confirmed else ""
+    b.fact(_event(g, person, predicate, target, f"{who} {verb}{stated} {where} on {day}", when, episode.id, base))
+    for found in confirmed:
+        iso = found.date.isoformat()
+        text = f"{who} confirmed {iso} for {where.split(' ', 1)[1]} (on {day})"
+        attributes = {**base, "kind": "text_date", "date": iso, "sentence": found.sentence[:500],
+                      "date_form": found.form}
+        b.fact(_event(g, person, DATE_RELATION, target, text, when, f"{episode.id}|{iso}", attributes))
     return b.result()
+
+
+def _confirmed_dates(episode: Episode, when: dt.datetime) -> list[Any]:
+    """Dates in the author's own words, each in a sentence that confirms it (not a question)."""
+    return [found for found in find_dates(own_text(episode), episode.metadata.language, when).dates
+            if CONFIRMS.search(found.sentence) and not found.sentence.rstrip().endswith(("?", "？"))]
 
 
 def _event(g: str, subject: EntitySpec, predicate: str, obj: EntitySpec, text: str, when: dt.datetime,

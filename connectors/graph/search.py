@@ -204,12 +204,21 @@ def _stem(word: str) -> str:
 
 
 def _prefer(query: str, centers: list[str], edges: list[Any]) -> list[Any]:
-    """Facts whose relation the question names first, and among those the facts of the entity it names best (the
-    first graph-step origin: graphiti's node-distance idea at distance 0); the fused order otherwise."""
-    def key(edge: Any) -> tuple[bool, bool]:
+    """Facts whose relation the question names first; among those, event facts (many alike: "X confirmed a date on
+    ...") that say more of the question's words, then the facts of the entity it names best (the first graph-step
+    origin: graphiti's node-distance idea at distance 0); the fused order otherwise."""
+    stems = _stems(query)
+
+    def key(edge: Any) -> tuple[bool, int, bool]:
+        named = names_relation(edge, query)
+        said = len(stems & _stems(edge.fact or "")) if named and _is_event(edge.name or "") else 0
         touches = edge.source_node_uuid in centers or edge.target_node_uuid in centers
-        return not names_relation(edge, query), not touches
+        return not named, -said, not touches
     return sorted(edges, key=key)
+
+
+def _is_event(relation: str) -> bool:
+    return relation in EVENT_CUES
 
 
 def _holds(edge: Any, moment: dt.datetime) -> bool:
