@@ -126,6 +126,8 @@ class OnnxMiniLM:
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.log_severity_level = 3                # ORT warns about shape merges of its own fused nodes
+        # no busy-waiting between ops: the cores are shared with FalkorDB and the event loop
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
         self.tok = Tokenizer.from_file(str(d / "tokenizer.json"))
         self.tok.enable_truncation(max_len)
