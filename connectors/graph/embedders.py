@@ -160,9 +160,27 @@ class NumpyMiniLM:
         return emb / np.linalg.norm(emb, axis=1, keepdims=True)
 
 
-@functools.lru_cache(maxsize=1)
-def shared_minilm() -> NumpyMiniLM:
-    """One model per process (~90 MB of weights)."""
+RUNTIMES = ("onnx", "numpy")
+
+
+def shared_minilm(runtime: str | None = None) -> Any:
+    """One model per process and runtime (~90 MB of weights): ONNX Runtime by default, numpy as the reference.
+
+    Both give the same vectors (float32 rounding, pinned by tests/graph/test_embedders.py), hence one embedder name.
+    GRAPHFEED_MINILM_RUNTIME=numpy selects the numpy pass (no onnxruntime needed).
+    """
+    runtime = runtime or os.environ.get("GRAPHFEED_MINILM_RUNTIME", "onnx")
+    if runtime not in RUNTIMES:
+        raise ConfigError(f"GRAPHFEED_MINILM_RUNTIME={runtime!r}: use one of {', '.join(RUNTIMES)}")
+    return _load_minilm(runtime)
+
+
+@functools.lru_cache(maxsize=2)
+def _load_minilm(runtime: str) -> Any:
+    if runtime == "onnx":
+        from connectors.graph.minilm_onnx import OnnxMiniLM
+
+        return OnnxMiniLM()
     return NumpyMiniLM()
 
 
@@ -171,18 +189,19 @@ class NumpyMiniLMEmbedder(EmbedderClient):
 
     name = "minilm-local:all-MiniLM-L6-v2"
 
-    def __init__(self, model: NumpyMiniLM | None = None, cache_limit: int = CACHE_LIMIT):
+    def __init__(self, model: Any = None, cache_limit: int = CACHE_LIMIT, batch: int = BATCH):
         self.model = model or shared_minilm()
         self.config = EmbedderConfig(embedding_dim=NumpyMiniLM.dim)
         self.cache_limit = cache_limit
+        self.batch = batch
         self._cache: dict[str, list[float]] = {}
 
     def _encode_sorted(self, texts: list[str]) -> list[list[float]]:
         # Similar lengths per batch -> less padding work.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out: list[list[float] | None] = [None] * len(texts)
-        for start in range(0, len(order), BATCH):
-            idx = order[start:start + BATCH]
+        for start in range(0, len(order), self.batch):
+            idx = order[start:start + self.batch]
             vecs = self.model.encode([texts[i] for i in idx]).astype(float).tolist()
             for i, vec in zip(idx, vecs):
                 out[i] = vec
@@ -202,6 +221,11 @@ class NumpyMiniLMEmbedder(EmbedderClient):
         if len(found) <= self.cache_limit:
             self._cache.update(found)
         return out
+
+
+    async def warm(self, texts: list[str]) -> None:
+        """Embed texts into the cache ahead of their write (GraphWriter.prefetch)."""
+        await self.create_batch(texts)
 
 
 class EmbeddingReranker(CrossEncoderClient):

@@ -259,6 +259,42 @@ class GraphWriter(UsesEmbedder):
         result.per_episode_seconds = [extract_seconds.get(e.id, 0.0) + share for e in episodes]
         return result
 
+    def texts_to_embed(self, episodes: Sequence[Episode]) -> list[str]:
+        """Entity names and fact texts the structured write of these episodes embeds (stored better names aside)."""
+        texts: list[str] = []
+        for episode in episodes:
+            if self.config.extraction_mode(episode.source) == "llm":
+                continue
+            part = self.extractor(episode, self.config.domain_orgs)
+            texts += [e.name for e in part.entities] + [f.fact for f in part.facts]
+        return texts
+
+    async def prefetch(self, episodes: Sequence[Episode]) -> None:
+        """Embed a coming batch into the embedder's cache, best effort: the write embeds whatever is still missing.
+
+        Only for embedders with a cache (`warm`); extraction and embedding run off the event loop, so a write in
+        flight (which mostly waits on the database) proceeds meanwhile.
+        """
+        warm = getattr(self.embedder, "warm", None)
+        if warm is None or not episodes:
+            return
+        texts = await asyncio.to_thread(self.texts_to_embed, episodes)
+        await warm(texts)
+
+    async def write_batches(self, batches: Sequence[Sequence[Episode]]) -> list[BatchResult]:
+        """write_batch over batches in order, embedding batch i+1 while batch i is written (structured mode)."""
+        results: list[BatchResult] = []
+        if batches:
+            await self.prefetch(batches[0])
+        for i, batch in enumerate(batches):
+            ahead = asyncio.create_task(self.prefetch(batches[i + 1])) if i + 1 < len(batches) else None
+            try:
+                results.append(await self.write_batch(batch))
+            finally:
+                if ahead is not None:
+                    await ahead
+        return results
+
     async def _write_llm(self, items: list[tuple[Episode, str]], result: BatchResult, max_cost_usd: float | None,
                          seconds: dict[str, float]) -> None:
         """One episode at a time (graphiti resolves entities against what earlier episodes wrote)."""

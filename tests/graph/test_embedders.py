@@ -6,7 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from connectors.graph.embedders import NumpyMiniLM, NumpyMiniLMEmbedder, _gelu
+from connectors.graph.config import ConfigError
+
+from connectors.graph.embedders import NumpyMiniLM, NumpyMiniLMEmbedder, _gelu, shared_minilm
+from connectors.graph.minilm_onnx import OnnxMiniLM
 
 # First six dimensions of all-MiniLM-L6-v2 for these sentences, from the straightforward numpy forward pass that
 # matched sentence-transformers at cosine 1.000000 (notes/graphiti.md §4) before the in-place GELU.
@@ -20,6 +23,11 @@ GOLDEN = {
 @pytest.fixture(scope="module")
 def model() -> NumpyMiniLM:
     return NumpyMiniLM()
+
+
+@pytest.fixture(scope="module")
+def onnx_model() -> OnnxMiniLM:
+    return shared_minilm("onnx")
 
 
 def test_gelu_is_the_exact_erf_gelu():
@@ -55,3 +63,35 @@ def test_embedder_cache_returns_the_same_vectors_and_bounds_itself(model):
     again = asyncio.run(embedder.create_batch(["gamma", "alpha"]))     # over the limit: cache restarts
     assert again[1] == first[0]
     assert len(embedder._cache) <= 2
+
+
+def test_onnx_runtime_pass_gives_the_golden_vectors(onnx_model):
+    # given the ONNX graph built from the same safetensors weights
+    # when it embeds the golden sentences
+    vecs = onnx_model.encode(list(GOLDEN))
+    # then it gives the pinned vectors, to the same tolerance as the numpy pass (same embedder name in the graph)
+    assert vecs.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    for vec, want in zip(vecs, GOLDEN.values()):
+        assert np.allclose(vec[:6], want, atol=2e-6)
+
+
+def test_onnx_and_numpy_passes_agree_on_varied_batches(model, onnx_model):
+    # given texts of very different lengths in one padded batch (names, fact sentences, a long paragraph)
+    texts = ["Dana Whitfield", "dana.whitfield@acme.example", "Tom Berger sent an email about the Q2 budget.", "x",
+             "Über-long renewal terms; see PHX-12 and the audit notes. " * 20]
+    # when both runtimes embed them
+    want, got = model.encode(texts), onnx_model.encode(texts)
+    # then every vector is the same to float32 rounding (cosine >= 0.99999)
+    assert np.abs(want - got).max() < 1e-5
+    assert (want * got).sum(1).min() > 0.99999
+
+
+def test_the_default_embedder_runs_on_onnx_runtime_and_numpy_stays_selectable(monkeypatch):
+    # given no runtime setting, then the shared model is the ONNX one; GRAPHFEED_MINILM_RUNTIME=numpy selects numpy
+    assert isinstance(NumpyMiniLMEmbedder().model, OnnxMiniLM)
+    monkeypatch.setenv("GRAPHFEED_MINILM_RUNTIME", "numpy")
+    assert isinstance(shared_minilm(), NumpyMiniLM)
+    monkeypatch.setenv("GRAPHFEED_MINILM_RUNTIME", "torch")
+    with pytest.raises(ConfigError, match="GRAPHFEED_MINILM_RUNTIME"):
+        shared_minilm()

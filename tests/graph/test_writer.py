@@ -147,3 +147,31 @@ def test_search_without_an_llm_never_calls_one(graph_home):
         llm = writer._run(writer.writer.graphiti("acme")).llm_client
     assert hits and llm.calls == 0
     assert any(h.name == "REPLIED_TO" for h in hits) or any("Re: Q2 budget" in h.fact for h in hits)
+
+
+def test_pipelined_batches_write_the_same_graph_with_every_text_embedded_ahead(graph_home, group_id):
+    # given two batches of mails, written once one by one and once pipelined into another group
+    other = group_id + "_pipelined"
+    first, second = mail_batch(group_id), []
+    second = [email_episode(group_id, "<m3@acme.example>", JUNE, to=(PRIYA,), title="Renewal terms")]
+
+    def regroup(episodes: list[Episode]) -> list[Episode]:
+        return [e.model_copy(update={"group_id": other}) for e in episodes]
+
+    async def go():
+        async with GraphWriter(GraphConfig(home=graph_home)) as writer:
+            for batch in (first, second):
+                await writer.write_batch(batch)
+            sequential = await counts(writer, group_id)
+            # when the same batches are written with write_batches (batch 2 embeds while batch 1 writes)
+            writer.embedder._cache.clear()
+            results = await writer.write_batches([regroup(first), regroup(second)])
+            pipelined = await counts(writer, other)
+            wanted = set(writer.texts_to_embed(regroup(first) + regroup(second)))
+            return sequential, pipelined, results, wanted, set(writer.embedder._cache)
+
+    sequential, pipelined, results, wanted, cached = asyncio.run(go())
+    # then the graph has the same shape, each batch has its result, and every text was embedded (once, cached)
+    assert pipelined == sequential and pipelined["edges"] > 0
+    assert [r.episodes_written for r in results] == [2, 1]
+    assert wanted and wanted <= cached

@@ -23,3 +23,19 @@ def test_batch_and_single_calls_find_the_same_entities():
     assert ner.entities_batch(texts) == [ner.entities(t) for t in texts]
     people = {e.text for e in ner.entities(texts[0]) if e.label == "PERSON"}
     assert "Dana Whitfield" in people
+
+
+def test_only_the_ner_component_runs():
+    # given the loaded pipeline: en_core_web_sm's NER embeds with its own tok2vec, nothing else is needed
+    # then the shared tok2vec (no listeners once tagger/parser are excluded) is not loaded either
+    assert ner.load().pipe_names == ["ner"]
+
+
+def test_length_sorted_batches_return_entities_in_input_order():
+    # given texts whose lengths are far from sorted
+    texts = ["Priya Nair met Initech on Friday. " * 30, "Dana Whitfield called.", "", "Tom Berger joined Globex."]
+    # when they are batched (sorted by length inside)
+    got = ner.entities_batch(texts)
+    # then each text gets its own entities, in input order
+    assert got == [ner.entities(t) for t in texts]
+    assert {e.text for e in got[1]} == {"Dana Whitfield"}
