@@ -14,12 +14,11 @@ import numpy as np
 from pydantic import BaseModel
 
 from transforms.author_text import MARKERS
-from transforms.intent.data import OTHER, normalise_lang
+from transforms.intent.data import OTHER
 from transforms.intent.embedding import DIM, IntentEmbedder, shared_embedder
-from transforms.intent.features import detect_language
 from transforms.intent.lexicon import Lexicon
 from transforms.intent.linear import fit_softmax, predict_proba
-from transforms.intent.units import FAMILIES, SYNTHETIC, ClassifierInput
+from transforms.intent.units import FAMILIES, SYNTHETIC, ClassifierInput, classifier_inputs
 
 WEIGHTS = "weights.npz"
 META = "meta.json"
@@ -123,11 +122,7 @@ class EmbedIntentClassifier:
 
     def predict(self, texts: Sequence[str], languages: Sequence[str] | None = None, threshold: float | None = None,
                 subjects: Sequence[str] | None = None, families: Sequence[str] | None = None):
-        texts = [t if isinstance(t, str) else "" for t in texts]
-        inputs = [ClassifierInput(t, subjects[i] if subjects else "", families[i] if families else SYNTHETIC,
-                                  normalise_lang(languages[i] if languages and languages[i] else detect_language(t)))
-                  for i, t in enumerate(texts)]
-        return self.predict_inputs(inputs, threshold)
+        return self.predict_inputs(classifier_inputs(texts, languages, subjects, families), threshold)
 
     def save(self, out_dir: Path) -> Path:
         out_dir = Path(out_dir)

@@ -13,10 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from transforms.intent.classifier import IntentClassifier
-from transforms.intent.data import OTHER, normalise_lang
+from transforms.intent.data import OTHER
 from transforms.intent.embed_model import EmbedIntentClassifier
-from transforms.intent.features import detect_language
-from transforms.intent.units import SYNTHETIC, ClassifierInput
+from transforms.intent.units import ClassifierInput, classifier_inputs
 
 WEIGHT = 0.6          # share of the embedding head (bench/intent_bench.py, CV on train)
 EMBED_L2 = 1e-4       # L2 of the embedding head (same CV)
@@ -56,11 +55,7 @@ class EnsembleIntentClassifier:
 
     def predict(self, texts: Sequence[str], languages: Sequence[str] | None = None, threshold: float | None = None,
                 subjects: Sequence[str] | None = None, families: Sequence[str] | None = None):
-        texts = [t if isinstance(t, str) else "" for t in texts]
-        inputs = [ClassifierInput(t, subjects[i] if subjects else "", families[i] if families else SYNTHETIC,
-                                  normalise_lang(languages[i] if languages and languages[i] else detect_language(t)))
-                  for i, t in enumerate(texts)]
-        return self.predict_inputs(inputs, threshold)
+        return self.predict_inputs(classifier_inputs(texts, languages, subjects, families), threshold)
 
     def save(self, out_dir: Path) -> Path:
         out_dir = Path(out_dir)

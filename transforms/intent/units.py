@@ -129,3 +129,16 @@ def unit_key(unit: LabelledUnit) -> str:
 
 __all__ = ["FAMILIES", "SYNTHETIC", "ClassifierInput", "LabelledUnit", "family_of", "labelled_files", "load_units",
            "prepare", "prepare_record", "split", "unit_key"]
+
+
+def classifier_inputs(texts: Sequence[str], languages: Sequence[str] | None = None,
+                      subjects: Sequence[str] | None = None,
+                      families: Sequence[str] | None = None) -> list[ClassifierInput]:
+    """The classifiers' `predict(texts, ...)` arguments as inputs (no subject, the synthetic family, detected language
+    when a field is not given)."""
+    from transforms.intent.features import detect_language
+
+    texts = [t if isinstance(t, str) else "" for t in texts]
+    return [ClassifierInput(t, subjects[i] if subjects else "", families[i] if families else SYNTHETIC,
+                            normalise_lang(languages[i] if languages and languages[i] else detect_language(t)))
+            for i, t in enumerate(texts)]
