@@ -7,7 +7,8 @@ agent gets a clear error instead of an empty answer.
 """
 
 import datetime as dt
-import json
+import functools
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,21 +22,20 @@ from connectors.graph.config import GraphConfig
 from connectors.graph.episode_read import MAX_LIMIT, EpisodeFilters, decode_cursor
 from connectors.graph.history import AmbiguousSubject
 from connectors.graph.reader import GraphReader
+from pipelines.settings import SOURCES
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-SOURCES = ("email", "jira", "confluence", "salesforce")
 
 
+@functools.lru_cache(maxsize=1)
 def known_intents() -> tuple[str, ...]:
-    """The taxonomy the classifier was trained with (GRAPHFEED_INTENT_TAXONOMY or the bundled one)."""
-    import os
+    """The taxonomy the classifier was trained with (GRAPHFEED_INTENT_TAXONOMY or the bundled one), read once."""
+    from transforms.intent.data import IntentDataError, load_taxonomy
+    from transforms.intent.training import DEFAULT_TAXONOMY
 
-    path = os.environ.get("GRAPHFEED_INTENT_TAXONOMY") or str(Path(__file__).resolve().parents[1] / "data" / "intent"
-                                                              / "taxonomy.json")
     try:
-        labels = json.loads(Path(path).read_text(encoding="utf-8"))["labels"]
-        return tuple(label["name"] for label in labels)
-    except (OSError, ValueError, KeyError, TypeError):
+        return tuple(load_taxonomy(Path(os.environ.get("GRAPHFEED_INTENT_TAXONOMY") or DEFAULT_TAXONOMY)).names)
+    except IntentDataError:
         return ()
 
 

@@ -63,6 +63,11 @@ async def drop_falkor_datetime_indexes(driver: Any, graph_name: str) -> list[str
     return dropped
 
 
+def utcnow() -> dt.datetime:
+    """The system clock of the graph (created_at / expired_at): UTC, injectable in writers and readers."""
+    return dt.datetime.now(dt.timezone.utc)
+
+
 class GraphBackend:
     """Owns the connection(s); hands out one prepared graphiti driver per group id."""
 

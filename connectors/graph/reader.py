@@ -8,7 +8,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any, Callable
 
-from connectors.graph.backend import GraphBackend
+from connectors.graph.backend import GraphBackend, utcnow
 from connectors.graph.config import GraphConfig, validate_group_id
 from connectors.graph.embedders import UsesEmbedder, local_graphiti
 from connectors.graph.episode_read import (EpisodeDetail, EpisodeFilters, EpisodePage, EpisodeSummary, get_episode,
@@ -16,9 +16,6 @@ from connectors.graph.episode_read import (EpisodeDetail, EpisodeFilters, Episod
 from connectors.graph.history import SlotHistory
 from connectors.graph.pins import check_pins
 
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
 
 
 class GraphReader(UsesEmbedder):

@@ -22,7 +22,7 @@ from typing import Any
 from graphiti_core.driver.driver import GraphProvider
 from pydantic import BaseModel, Field
 
-from connectors.graph.backend import META_LABEL, GraphBackend, as_datetime
+from connectors.graph.backend import META_LABEL, GraphBackend, as_datetime, utcnow
 from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig, validate_group_id
 from connectors.graph.embedders import UsesEmbedder
 from connectors.graph.known_at import format_revision, next_revisions
@@ -82,9 +82,6 @@ class _BulkTx:
             query = [*grouped.items(), *rest]
         return await self.tx.run(query, **kwargs)
 
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
 
 
 class BatchResult(BaseModel):
