@@ -22,6 +22,7 @@ from connectors.graph.config import GraphConfig
 from connectors.graph.episode_read import MAX_LIMIT, EpisodeFilters, decode_cursor
 from connectors.graph.history import AmbiguousSubject
 from connectors.graph.reader import GraphReader
+from connectors.records import as_utc
 from pipelines.settings import SOURCES
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -48,7 +49,7 @@ def parse_time(value: str | None, what: str) -> dt.datetime | None:
         moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise ToolError(f"{what}: not a date or datetime (YYYY-MM-DD or ISO 8601): {text[:40]!r}") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+    return as_utc(moment)
 
 
 def check_limit(limit: int) -> int:
