@@ -1,9 +1,10 @@
-"""The read queries of fact search, one per step, for FalkorDB and Neo4j, each under a server-side timeout.
+"""The read queries of fact search, one per step, for FalkorDB and Neo4j, each under a timeout (server and client).
 
 Every MATCH names its label and an indexed key; index calls come back as ranked candidate lists; a step that times out
 or fails in the database is recorded as degraded and yields nothing, so the search answers from the other steps.
 """
 
+import asyncio
 import dataclasses
 import datetime as dt
 from typing import Any
@@ -101,14 +102,18 @@ class SearchSteps:
             if self.neo4j:
                 from neo4j import Query, RoutingControl
 
-                result = await self.driver.client.execute_query(
+                # Neo4j checks transaction timeouts only every db.transaction.monitor.check.interval (2 s by
+                # default), so the client holds the same deadline; dropping the connection ends the server's work.
+                result = await asyncio.wait_for(self.driver.client.execute_query(
                     Query(cypher, timeout=self.timeout_ms / 1000), parameters_=params,
-                    database_=self.driver._database, routing_=RoutingControl.READ)
+                    database_=self.driver._database, routing_=RoutingControl.READ), self.timeout_ms / 1000)
                 return [dict(r) for r in result.records]
             graph = self.driver.client.select_graph(self.group_id)
             result = await graph.ro_query(cypher, params, timeout=self.timeout_ms)
             header = [h[1] for h in result.header]
             return [dict(zip(header, row)) for row in result.result_set]
+        except asyncio.TimeoutError as exc:
+            raise DatabaseStepError("timeout") from exc
         except _database_errors() as exc:
             raise DatabaseStepError(_reason(exc)) from exc
 
