@@ -73,7 +73,7 @@ def as_of_filter(moment: dt.datetime) -> SearchFilters:
     return SearchFilters(
         valid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.less_than_equal)]],
         invalid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.greater_than)],
-                    [DateFilter(comparison_operator=ComparisonOperator.is_null)]], edge_uuids=edge_uuids)
+                    [DateFilter(comparison_operator=ComparisonOperator.is_null)]])
 
 
 class FactHits(list):
