@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from connectors.contract import Checkpoint, Reader, TimeWindow
-from connectors.records import RecordFailure, SourceRecord
+from ground.contract import Checkpoint, Reader, TimeWindow
+from ground.records import RecordFailure, SourceRecord
 from pipelines.partitions import day_window
 from pipelines.staging import Staging, StagedFile, spooled_dedup
 from transforms.build import EpisodeSettings, IntentPredictor, build_episodes

@@ -80,7 +80,7 @@ if source == "jira":
     from connectors.jira import JiraExportReader as Reader
 else:
     from connectors.salesforce import SalesforceExportReader as Reader
-from connectors.records import RecordFailure
+from ground.records import RecordFailure
 start = time.perf_counter()
 rows = failures = 0
 if kind == "csv.reader":

@@ -65,7 +65,7 @@ def generate(path: Path, size_bytes: int, seed: int = 7) -> int:
 def child(mode: str, path: str) -> None:
     sys.path.insert(0, str(REPO))
     from connectors.email import EmailExportReader  # noqa: F401 - imports are part of the floor
-    from connectors.records import SourceRecord
+    from ground.records import SourceRecord
 
     start = time.perf_counter()
     records = failures = 0

@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 from connectors.graph.embedders import NumpyMiniLMEmbedder, shared_minilm  # noqa: E402
 from connectors.graph.to_graphiti import entity_edge, entity_node, episodic_node, mention_edge  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
-from connectors.records import Actor, Participant  # noqa: E402
+from ground.records import Actor, Participant  # noqa: E402
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id  # noqa: E402
 from transforms.fact_extractors import episode_facts  # noqa: E402
 

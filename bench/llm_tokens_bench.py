@@ -38,7 +38,7 @@ from connectors.graph.llm.meter import UsageMeter  # noqa: E402
 from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice  # noqa: E402
 from connectors.graph.llm.settings import LLMSettings  # noqa: E402
 from connectors.graph.writer import GraphWriter, SyncGraphWriter  # noqa: E402
-from connectors.records import RecordFailure  # noqa: E402
+from ground.records import RecordFailure  # noqa: E402
 from connectors.registry import export_reader  # noqa: E402
 from tests.llm.scripted_server import ScriptedOpenAI  # noqa: E402
 from transforms.episode import Episode  # noqa: E402

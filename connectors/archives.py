@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, PositiveFloat, PositiveInt
 
-from connectors.records import ErrorClass, Origin, RecordFailure
+from ground.records import ErrorClass, Origin, RecordFailure
 
 GIB = 1 << 30
 RATIO_FLOOR_BYTES = 1 << 20

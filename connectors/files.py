@@ -5,8 +5,8 @@ import os
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
-from connectors.contract import FileCheckpoint, Item, TimeWindow
-from connectors.records import ErrorClass, Origin, RecordFailure
+from ground.contract import FileCheckpoint, Item, TimeWindow
+from ground.records import ErrorClass, Origin, RecordFailure
 
 
 def walk(source: str, roots: Iterable[Path], keep: Callable[[str], bool] = lambda name: True

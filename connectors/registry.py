@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from connectors.contract import Reader
+from ground.contract import Reader
 
 
 def _email(paths: Sequence[str | Path], **options: Any) -> Reader:

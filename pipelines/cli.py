@@ -43,7 +43,7 @@ def _date(value: str) -> str:
 
 
 def cmd_preview(args: argparse.Namespace) -> int:
-    from connectors.records import RecordFailure
+    from ground.records import RecordFailure
     from connectors.registry import EXPORT_READERS
     from pipelines import settings
     from pipelines.resources import IntentModelResource, api_resources

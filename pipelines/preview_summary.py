@@ -5,7 +5,7 @@ from collections import defaultdict
 
 from pydantic import BaseModel
 
-from connectors.records import RecordFailure, SourceRecord
+from ground.records import RecordFailure, SourceRecord
 from transforms.episode import Episode
 
 EXAMPLES = 3

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from connectors.records import ErrorClass, RecordFailure, SourceRecord
+from ground.records import ErrorClass, RecordFailure, SourceRecord
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS, clip_record
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from transforms.fingerprint import fingerprint

@@ -7,7 +7,7 @@ cut is never silent: each one becomes a note in the episode's metadata (`truncat
 
 from typing import Any
 
-from connectors.records import SourceRecord
+from ground.records import SourceRecord
 
 DEFAULT_MAX_TEXT_CHARS = 300_000
 ENV_NAME = "GRAPHFEED_MAX_TEXT_CHARS"

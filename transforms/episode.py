@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from connectors.records import Attachment, Origin, Participant
+from ground.records import Attachment, Origin, Participant
 
 # Fixed namespace: changing it would re-key every episode ever written.
 EPISODE_NAMESPACE = uuid.UUID("6f1c2a8e-2b1d-5c55-9a51-67f3b0c0e1a1")

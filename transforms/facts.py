@@ -12,7 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from connectors.records import as_utc
+from ground.identity import normalise_email
+from ground.records import as_utc
 from transforms.episode import Episode, EpisodeActor
 
 # Fixed namespaces: changing them would re-key every entity/fact ever written.
@@ -109,20 +110,6 @@ def fact_uuid(group_id: str, subject: str, predicate: str, obj: str, valid_at: d
     when = as_utc(valid_at).isoformat() if valid_at is not None else ""
     name = "\x1f".join((group_id, single_valued or "", subject, predicate, obj, when, qualifier))
     return str(uuid.uuid5(FACT_NAMESPACE, name))
-
-
-def normalise_email(value: str | None) -> str | None:
-    if not value:
-        return None
-    value = value.strip().strip("<>").strip().lower()
-    if value.startswith("mailto:"):
-        value = value[len("mailto:"):]
-    if value.count("@") != 1:
-        return None
-    local, domain = value.split("@")
-    if not local or "." not in domain:
-        return None
-    return f"{local}@{domain}"
 
 
 def person_key(actor: Any, source: str) -> str:

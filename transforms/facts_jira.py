@@ -10,7 +10,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from connectors.records import as_utc
+from ground.records import as_utc
 from transforms.episode import Episode, EpisodeActor
 from transforms.facts import (
     EntitySpec,

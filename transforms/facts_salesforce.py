@@ -15,7 +15,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from connectors.records import Actor, as_utc
+from ground.records import Actor, as_utc
 from connectors.salesforce.history import field_changes
 from connectors.salesforce.values import money, parse_number
 from transforms.episode import Episode

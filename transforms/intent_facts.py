@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from connectors.records import as_utc
+from ground.records import as_utc
 from transforms.episode import Episode, EpisodeActor
 from transforms.facts import (
     EntitySpec,

@@ -27,8 +27,8 @@ from connectors.confluence.groups import GroupPolicy, ReadStats
 from connectors.confluence.identity import UserDirectory
 from connectors.confluence.rest_json import PayloadError, content_from_json, users_in
 from connectors.confluence.tombstones import Tombstone
-from connectors.contract import Checkpoint, TimeWindow
-from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.contract import Checkpoint, TimeWindow
+from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 from connectors.safe_json import load_json
 
 PAGE_EXPAND = ("body.storage,version,space,history,ancestors,metadata.labels,children.attachment,"

@@ -9,7 +9,7 @@ import datetime as dt
 import zoneinfo
 from collections.abc import Sequence
 
-from connectors.contract import TimeWindow
+from ground.contract import TimeWindow
 
 UTC = dt.timezone.utc
 _MINUTE = dt.timedelta(minutes=1)

@@ -23,8 +23,8 @@ from connectors.confluence.tombstones import Tombstone
 from connectors.confluence.xml_export import XmlExport, XmlExportError
 from connectors.archives import ArchiveLimits, checked_members, open_zip, read_member
 from connectors.files import guarded, walk
-from connectors.contract import FileCheckpoint, Item, TimeWindow
-from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.contract import FileCheckpoint, Item, TimeWindow
+from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 from connectors.safe_json import field_error, load_json
 
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")

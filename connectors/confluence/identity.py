@@ -5,8 +5,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from connectors.records import Actor
-from transforms.facts import normalise_email
+from ground.records import Actor
+from ground.identity import normalise_email
 
 UNKNOWN_USER_ID = "confluence:unknown-user"
 

@@ -10,7 +10,7 @@ from email.message import Message
 from email.utils import parsedate_to_datetime
 
 from connectors.email.mime_parts import raw_header
-from connectors.records import as_utc
+from ground.records import as_utc
 
 _ENVELOPE_DATE = re.compile(
     r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\w*,?\s+(\w{3})\w*\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(\d{4})",

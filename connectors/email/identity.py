@@ -16,7 +16,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from connectors.records import Actor
+from ground.records import Actor
 
 SYNTHETIC_DOMAIN = "graphfeed.invalid"
 UNKNOWN_SENDER_ID = "unknown-sender@graphfeed.invalid"

@@ -30,7 +30,7 @@ from connectors.email.mime_parts import (
     header_text,
     raw_header,
 )
-from connectors.records import Actor, Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
+from ground.records import Actor, Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 
 SOURCE = "email"
 

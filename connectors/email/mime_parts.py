@@ -14,7 +14,7 @@ from email.message import EmailMessage, Message
 from email.utils import getaddresses
 
 from connectors.email.html_text import html_to_text
-from connectors.records import Attachment
+from ground.records import Attachment
 
 MAX_DEPTH = 64
 _TAGS = re.compile(r"<[^>]+>")

@@ -14,7 +14,7 @@ from email.utils import format_datetime
 
 from connectors.email.html_text import html_to_text
 from connectors.email.message_record import build_record, failure
-from connectors.records import Attachment, ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.records import Attachment, ErrorClass, Origin, RecordFailure, SourceRecord
 
 CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 

@@ -14,11 +14,11 @@ from typing import BinaryIO
 
 from connectors.archives import ArchiveLimits, checked_members, open_zip
 from connectors.files import read_files, walk
-from connectors.contract import FileCheckpoint, Item, TimeWindow
+from ground.contract import FileCheckpoint, Item, TimeWindow
 from connectors.email.mbox_scan import iter_mbox
 from connectors.email.message_record import SOURCE, failure, record_from_bytes
 from connectors.email.outlook_msg import CFB_MAGIC, record_from_msg_bytes
-from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 
 MBOX_SUFFIXES = {".mbox", ".mbx"}
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")

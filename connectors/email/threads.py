@@ -7,7 +7,7 @@ already visited, so a References/In-Reply-To cycle (or a message answering itsel
 
 from collections.abc import Iterable
 
-from connectors.records import SourceRecord
+from ground.records import SourceRecord
 
 
 def thread_roots(records: Iterable[SourceRecord]) -> dict[str, str]:

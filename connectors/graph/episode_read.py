@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from connectors.graph.backend import GraphBackend, as_datetime
 from connectors.graph.config import validate_group_id
-from connectors.records import as_utc
+from ground.records import as_utc
 
 MAX_LIMIT = 100
 SNIPPET_CHARS = 280

@@ -49,7 +49,7 @@ from connectors.graph.ledger_models import (
     metadata,
     runs,
 )
-from connectors.records import as_utc
+from ground.records import as_utc
 from transforms.episode import Episode
 
 __all__ = [

@@ -11,7 +11,7 @@ from typing import Any
 import sqlalchemy as sa
 from pydantic import BaseModel, Field
 
-from connectors.records import as_utc
+from ground.records import as_utc
 
 SCHEMA_VERSION = "1"
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from connectors.graph.backend import as_datetime
 from connectors.graph.config import validate_group_id
 from connectors.graph.search_steps import Edge, SearchSteps
-from connectors.records import as_utc
+from ground.records import as_utc
 from transforms.intent_facts import EVENT_CUES
 
 # History can outrank current facts in RRF; fetch more candidates than asked so "current first" has material.

@@ -6,9 +6,13 @@ on FalkorDB per graph (a group id is its own graph), on Neo4j once per database 
 (a second dimension gets its own index instead of silently mismatching).
 """
 
+import logging
 from typing import Any
 
 from graphiti_core.driver.driver import GraphProvider
+from neo4j.exceptions import Neo4jError
+
+log = logging.getLogger(__name__)
 
 # FalkorDB: label/type, property; Neo4j: same plus the index name prefix.
 VECTOR_TARGETS = [("()-[e:RELATES_TO]-()", "e", "fact_embedding"), ("(n:Entity)", "n", "name_embedding")]
@@ -17,6 +21,8 @@ NEO4J_EDGE_FULLTEXT = "edge_name_and_fact"
 NEO4J_NODE_FULLTEXT = "node_name_and_summary"
 # HNSW search breadth: FalkorDB's default efRuntime (10) loses recall at the candidate pool sizes search asks for.
 FALKOR_EF_RUNTIME = 100
+# How long opening a Neo4j backend waits for the indexes to come online (an empty graph's: instantly).
+NEO4J_AWAIT_S = 60
 
 
 def neo4j_vector_index(prop: str, dim: int) -> str:
@@ -40,7 +46,12 @@ async def ensure_vector_indexes(driver: Any, group_id: str, dim: int) -> list[st
         for pattern, var, prop in VECTOR_TARGETS:
             statement = _neo4j_statement(pattern, var, prop, dim)
             await driver.client.execute_query(statement, database_=driver._database)
-        await driver.client.execute_query("CALL db.awaitIndexes(120)", database_=driver._database)
+        try:
+            await driver.client.execute_query(f"CALL db.awaitIndexes({NEO4J_AWAIT_S})", database_=driver._database)
+        except Neo4jError as exc:
+            # A large existing graph populates a new HNSW index for minutes: the run goes on, the vector step
+            # degrades (reported in FactHits.degraded) until the index is online.
+            log.warning("vector indexes still populating after %d s: %s", NEO4J_AWAIT_S, exc.code)
         return [neo4j_vector_index(prop, dim) for _, _, prop in VECTOR_TARGETS]
     graph = driver.client.select_graph(group_id)
     for pattern, var, prop in VECTOR_TARGETS:

@@ -543,7 +543,7 @@ class GraphWriter(UsesEmbedder):
         Slots they took part in are recomputed, so a predecessor they had superseded holds again.
         Returns the number of facts invalidated.
         """
-        from connectors.records import as_utc
+        from ground.records import as_utc
 
         at = as_utc(at)
         now = self.clock()

@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from connectors.contract import Reader
+from ground.contract import Reader
 from connectors.jira.api import (
     DeletedIssue,
     JiraApiCheckpoint,

@@ -23,25 +23,26 @@ from pydantic import BaseModel, Field, SecretStr
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from connectors.contract import Checkpoint, TimeWindow
+from ground.contract import Checkpoint, TimeWindow
 from connectors.jira.issue_record import SOURCE, Item, failure, issue_records
 from connectors.jira.times import epoch_ms
-from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.errors import SourceAuthError, SourceConfigError, SourceUnavailable
 
 log = logging.getLogger(__name__)
 
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 
 
-class JiraConfigError(Exception):
+class JiraConfigError(SourceConfigError):
     """The run cannot go on until a setting is fixed (URL, deployment type, project keys, JQL)."""
 
 
-class JiraAuthError(JiraConfigError):
+class JiraAuthError(JiraConfigError, SourceAuthError):
     """Jira refused the credentials (401): wrong user/token, or the token expired."""
 
 
-class JiraUnavailableError(Exception):
+class JiraUnavailableError(SourceUnavailable):
     """Jira kept answering 429/5xx or timing out after every retry; rerun later (the checkpoint resumes)."""
 
 

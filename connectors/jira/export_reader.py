@@ -9,11 +9,11 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 
 from connectors.files import read_files, walk
-from connectors.contract import FileCheckpoint, Item, TimeWindow
+from ground.contract import FileCheckpoint, Item, TimeWindow
 from connectors.jira.flat_exports import items_from_csv, items_from_xml
 from connectors.jira.issue_record import SOURCE, failure
 from connectors.jira.json_export import items_from_json
-from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 
 
 def sniff(head: bytes, name: str) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 from connectors.email.html_text import html_to_text
 from connectors.jira.issue_record import Item, failure, issue_records
 from connectors.jira.times import iso, parse_time
-from connectors.records import ErrorClass, Origin
+from ground.records import ErrorClass, Origin
 
 MAX_CSV_FIELD = 10_000_000
 

@@ -10,7 +10,7 @@ from typing import Any
 from connectors.jira.issue_record import Item, comment_record, failure, issue_records
 from connectors.jira.people import person
 from connectors.jira.times import iso, parse_time
-from connectors.records import ErrorClass, Origin
+from ground.records import ErrorClass, Origin
 from connectors.safe_json import load_json
 
 

@@ -6,8 +6,8 @@ seen in an issue goes into a directory; history values are resolved through it t
 
 from typing import Any
 
-from connectors.records import Actor
-from transforms.facts import normalise_email
+from ground.records import Actor
+from ground.identity import normalise_email
 
 SYSTEM_NAMES = {"automation for jira", "jira", "system", "jira automation"}
 

@@ -5,7 +5,7 @@ import email.utils
 import functools
 import re
 
-from connectors.records import as_utc
+from ground.records import as_utc
 
 _OFFSET_NO_COLON = re.compile(r"([+-]\d{2})(\d{2})$")
 CSV_FORMATS = ("%d/%b/%y %I:%M %p", "%d/%b/%Y %I:%M %p", "%d/%b/%y %H:%M", "%Y-%m-%d %H:%M", "%d.%m.%Y %H:%M",

@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from pathlib import Path
 
-from connectors.contract import Reader
+from ground.contract import Reader
 from connectors.salesforce.api import SalesforceApiReader
 from connectors.salesforce.api_settings import (
     SalesforceApiCheckpoint,

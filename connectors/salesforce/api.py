@@ -30,8 +30,8 @@ from simple_salesforce import Salesforce
 from simple_salesforce.bulk2 import Operation
 from simple_salesforce.exceptions import SalesforceError
 
-from connectors.contract import Item, TimeWindow
-from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.contract import Item, TimeWindow
+from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 from connectors.salesforce.api_http import ResponseWatch, error_code, login, make_session
 from connectors.salesforce.api_rows import (
     ObjectPlan,

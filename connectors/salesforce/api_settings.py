@@ -8,8 +8,9 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 
-from connectors.contract import Checkpoint
+from ground.contract import Checkpoint
 from connectors.salesforce.values import org_currency
+from ground.errors import SourceAuthError, SourceConfigError, SourceUnavailable
 
 ENV_PREFIX = "GRAPHFEED_SALESFORCE_"
 
@@ -18,19 +19,19 @@ DEFAULT_OBJECTS = ["User", "Account", "Contact", "Opportunity", "OpportunityCont
                    "EmailMessage"]
 
 
-class SalesforceConfigError(Exception):
+class SalesforceConfigError(SourceConfigError):
     """The run cannot go on until a setting is fixed; the message names the setting."""
 
 
-class SalesforceAuthError(SalesforceConfigError):
+class SalesforceAuthError(SalesforceConfigError, SourceAuthError):
     """Salesforce refused the credentials (login failed, or the session stayed invalid after one re-login)."""
 
 
-class SalesforceLimitError(Exception):
+class SalesforceLimitError(SourceUnavailable):
     """The org's daily API allowance is (nearly) used up: stop now, resume from the checkpoint after it resets."""
 
 
-class SalesforceUnavailableError(Exception):
+class SalesforceUnavailableError(SourceUnavailable):
     """Salesforce kept answering 429/5xx or timing out after every retry; rerun later (the checkpoint resumes)."""
 
 

@@ -8,13 +8,13 @@ tombstone version), actor = owner, else last modifier, else creator, resolved to
 import datetime as dt
 from typing import Any
 
-from connectors.records import Actor, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
+from ground.records import Actor, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 from connectors.salesforce.directory import Directory, Person, sid
 from connectors.salesforce.history import field_changes
 from connectors.salesforce.objects import OBJECTS, SYSTEM_FIELDS, ObjectSpec, spec_for
 from connectors.salesforce.values import Row, canonical, is_null, money, parse_bool
-from transforms.facts import normalise_email
-from transforms.references import SALESFORCE_PREFIXES
+from ground.identity import normalise_email
+from ground.identity import SALESFORCE_PREFIXES
 
 SOURCE = "salesforce"
 SYSTEM_ACTOR = Actor(type="system", id="salesforce", name="Salesforce")

@@ -12,11 +12,11 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from connectors.records import Actor
+from ground.records import Actor
 from connectors.salesforce.objects import COMMENT_CHILDREN, HISTORY_CHILDREN, OPPORTUNITY_SNAPSHOT_FIELDS
 from connectors.salesforce.values import Row, is_null, parse_datetime
-from transforms.facts import normalise_email
-from transforms.references import salesforce_id18
+from ground.identity import normalise_email
+from ground.identity import salesforce_id18
 
 
 def sid(value: Any) -> str | None:

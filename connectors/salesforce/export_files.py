@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from connectors.records import ErrorClass, Origin, RecordFailure
+from ground.records import ErrorClass, Origin, RecordFailure
 from connectors.safe_json import load_json
 from connectors.salesforce.convert import failure, object_of
 from connectors.salesforce.objects import object_from_file_name

@@ -12,9 +12,9 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 
 from connectors.archives import ArchiveLimits, checked_members, open_zip
-from connectors.contract import FileCheckpoint, Item, TimeWindow
+from ground.contract import FileCheckpoint, Item, TimeWindow
 from connectors.files import guarded
-from connectors.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 from connectors.salesforce.convert import SOURCE, convert_row, failure
 from connectors.salesforce.directory import Directory
 from connectors.salesforce.export_files import RowItem, csv_rows, json_rows

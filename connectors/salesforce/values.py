@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from connectors.records import as_utc
+from ground.records import as_utc
 
 NULLS = {"", "#N/A", "null", "NULL"}
 _OFFSET = re.compile(r"([+-]\d{2})(\d{2})$")

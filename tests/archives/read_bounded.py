@@ -13,7 +13,7 @@ import sys
 def main(source: str, address_space: int, paths: list[str]) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     from connectors.archives import ArchiveLimits
-    from connectors.records import RecordFailure
+    from ground.records import RecordFailure
     from connectors.registry import export_reader
 
     options = {"archive_limits": ArchiveLimits.from_env()} if source != "jira" else {}   # Jira reads no zips

@@ -8,7 +8,7 @@ from werkzeug import Response
 
 from connectors.confluence import ConfluenceAuthError
 from connectors.confluence.api_reader import ConfluenceApiReader, ConfluenceApiSettings
-from connectors.contract import TimeWindow, split
+from ground.contract import TimeWindow, split
 
 pytestmark = pytest.mark.slow
 UTC = dt.timezone.utc

@@ -3,7 +3,7 @@
 import datetime as dt
 
 from connectors.confluence.cql import wall_minute, window_cql
-from connectors.contract import TimeWindow
+from ground.contract import TimeWindow
 
 UTC = dt.timezone.utc
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from connectors.confluence import ConfluenceExportReader, ExportSettings, GroupPolicy, make_reader
-from connectors.contract import TimeWindow, split
-from connectors.records import ErrorClass
+from ground.contract import TimeWindow, split
+from ground.records import ErrorClass
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample" / "exports" / "confluence"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from connectors.confluence import ConfluenceExportReader
-from connectors.contract import split
+from ground.contract import split
 from transforms.build import make_episode, EpisodeSettings
 from transforms.facts import slot_key
 from transforms.facts_confluence import confluence_facts

@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup
 
 from connectors.confluence import ConfluenceExportReader
 from connectors.confluence.rest_json import find_content
-from connectors.contract import split
+from ground.contract import split
 from tests.corpus import corpus_dir
 from transforms.adf import _walk
 from transforms.build import record_text

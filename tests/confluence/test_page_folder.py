@@ -6,8 +6,8 @@ import shutil
 import pytest
 
 from connectors.confluence import ConfluenceExportReader
-from connectors.contract import split
-from connectors.records import ErrorClass
+from ground.contract import split
+from ground.records import ErrorClass
 from tests.corpus import corpus_dir
 from tests.confluence.storage_adf_pair import ADF, STORAGE, TEXT
 

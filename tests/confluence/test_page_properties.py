@@ -4,7 +4,7 @@ import datetime as dt
 import json
 
 from connectors.confluence import ConfluenceExportReader, ExportSettings
-from connectors.contract import split
+from ground.contract import split
 from transforms.build import EpisodeSettings, make_episode
 from transforms.confluence_storage import storage_to_text
 from transforms.facts_confluence import confluence_facts

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from connectors.email import EmailExportReader
-from connectors.records import RecordFailure
+from ground.records import RecordFailure
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "email"
 

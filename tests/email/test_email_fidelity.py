@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from connectors.email import EmailExportReader
-from connectors.records import RecordFailure
+from ground.records import RecordFailure
 from tests.fidelity import below, corpus_dir, report, token_recall
 from transforms.build import record_text
 

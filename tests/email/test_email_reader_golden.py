@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from connectors.contract import FileCheckpoint, TimeWindow, split
+from ground.contract import FileCheckpoint, TimeWindow, split
 from connectors.email import EmailExportReader, read_email_exports
-from connectors.records import ErrorClass, RecordFailure, SourceRecord
+from ground.records import ErrorClass, RecordFailure, SourceRecord
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "email"
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "email"

@@ -5,7 +5,7 @@ import io
 
 from connectors.email.mbox_scan import iter_mbox
 from connectors.email.threads import thread_roots
-from connectors.records import Actor, SourceRecord
+from ground.records import Actor, SourceRecord
 
 
 def test_mbox_split_offsets_unquoting_and_body_from_lines():

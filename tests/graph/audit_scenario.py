@@ -9,7 +9,7 @@ Valid time (world)          ingested (the writer's clock)
 
 import datetime as dt
 
-from connectors.records import Actor
+from ground.records import Actor
 from tests.graph.scenario import DANA, PRIYA, contact_episode, contact_facts
 
 UTC = dt.timezone.utc

@@ -2,7 +2,7 @@
 
 import datetime as dt
 
-from connectors.records import Actor, Attachment, Participant
+from ground.records import Actor, Attachment, Participant
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from transforms.facts import FactSet, make_fact, organisation_entity, person_entity, slot_key
 

@@ -4,7 +4,7 @@ import datetime as dt
 import itertools
 
 from connectors.graph.timeline import SlotEdge, recompute_slot
-from connectors.records import Actor
+from ground.records import Actor
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, TOM, email_episode
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from transforms.fact_extractors import episode_facts

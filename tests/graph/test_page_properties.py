@@ -12,7 +12,7 @@ import json
 import pytest
 
 from connectors.confluence import ConfluenceExportReader
-from connectors.contract import split
+from ground.contract import split
 from connectors.graph.backend import as_datetime
 from connectors.graph.writer import GraphWriter
 from transforms.build import EpisodeSettings, make_episode

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from connectors.contract import split
+from ground.contract import split
 from connectors.graph.writer import SyncGraphWriter
 from connectors.jira import JiraExportReader
 from connectors.salesforce import SalesforceExportReader

@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from connectors.graph.writer import GraphWriter
-from connectors.records import RecordFailure
+from ground.records import RecordFailure
 from pipelines.resources import IntentModelResource, SourceApisResource
 from tests.graph.conftest import graph_config
 from tests.graph.test_mcp_server import payload

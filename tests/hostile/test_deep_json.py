@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors.contract import split
+from ground.contract import split
 from connectors.registry import export_reader
 from connectors.safe_json import JsonInputError, load_json
 from tests.hostile import cases

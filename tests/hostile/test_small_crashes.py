@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from connectors.contract import split
-from connectors.records import ErrorClass, Origin, RecordFailure
+from ground.contract import split
+from ground.records import ErrorClass, Origin, RecordFailure
 from connectors.registry import export_reader
 from tests.hostile import cases
 

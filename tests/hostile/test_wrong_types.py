@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from connectors.contract import split
-from connectors.records import RecordFailure, SourceRecord
+from ground.contract import split
+from ground.records import RecordFailure, SourceRecord
 from connectors.registry import export_reader
 from tests.hostile import cases
 

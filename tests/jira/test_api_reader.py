@@ -6,7 +6,7 @@ import datetime as dt
 import pytest
 from werkzeug.wrappers import Response
 
-from connectors.contract import TimeWindow, split
+from ground.contract import TimeWindow, split
 from connectors.jira import JiraApiReader, JiraApiSettings, JiraAuthError, JiraConfigError, JiraUnavailableError
 from tests.jira.fake_jira import FakeJira
 

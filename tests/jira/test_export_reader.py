@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from connectors.contract import TimeWindow, split
+from ground.contract import TimeWindow, split
 from connectors.jira import JiraExportReader
-from connectors.records import ErrorClass, RecordFailure
+from ground.records import ErrorClass, RecordFailure
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample" / "exports" / "jira"

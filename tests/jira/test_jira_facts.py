@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from connectors.jira.issue_record import issue_records
-from connectors.records import Origin
+from ground.records import Origin
 from transforms.build import EpisodeSettings, make_episode
 from transforms.fact_extractors import episode_facts
 from transforms.facts import slot_key

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors.contract import split
+from ground.contract import split
 from connectors.jira import JiraExportReader
 from tests.fidelity import below, corpus_dir, report, token_recall
 from transforms.build import record_text

@@ -2,7 +2,7 @@
 
 import datetime as dt
 
-from connectors.records import Origin
+from ground.records import Origin
 from transforms.dedup import dedup
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 

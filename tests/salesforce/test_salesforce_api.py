@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from connectors.contract import TimeWindow, split
-from connectors.records import ErrorClass
+from ground.contract import TimeWindow, split
+from ground.records import ErrorClass
 from connectors.salesforce import (
     SalesforceApiReader,
     SalesforceApiSettings,

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from connectors.contract import split
-from connectors.records import ErrorClass
+from ground.contract import split
+from ground.records import ErrorClass
 from connectors.salesforce import SalesforceExportReader
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "salesforce"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors.contract import split
+from ground.contract import split
 from connectors.salesforce import SalesforceExportReader
 from pipelines.resources import api_resources
 from transforms.build import EpisodeSettings, make_episode, record_text

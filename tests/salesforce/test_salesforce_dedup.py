@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from connectors.contract import split
+from ground.contract import split
 from connectors.email import EmailExportReader
 from connectors.salesforce import SalesforceExportReader
 from transforms.build import EpisodeSettings, make_episode, record_text

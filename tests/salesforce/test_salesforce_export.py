@@ -5,8 +5,8 @@ import io
 import zipfile
 from pathlib import Path
 
-from connectors.contract import TimeWindow, split
-from connectors.records import ErrorClass
+from ground.contract import TimeWindow, split
+from ground.records import ErrorClass
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.values import parse_datetime
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors.contract import split
+from ground.contract import split
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.directory import sid
 from tests.fidelity import below, corpus_dir, report, token_recall

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors.contract import split
+from ground.contract import split
 from connectors.graph.config import GraphConfig
 from connectors.graph.writer import SyncGraphWriter
 from connectors.salesforce import SalesforceExportReader

@@ -2,7 +2,7 @@
 
 import datetime as dt
 
-from connectors.records import Actor, SourceRecord
+from ground.records import Actor, SourceRecord
 from transforms.build import EpisodeSettings, build_episodes
 from transforms.references import ReferenceConfig
 

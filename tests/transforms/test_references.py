@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from connectors.records import Attachment
+from ground.identity import salesforce_checksum, salesforce_id18
+from ground.records import Attachment
 from transforms.references import (
     Reference,
     ReferenceConfig,
@@ -15,8 +16,6 @@ from transforms.references import (
     extract_references_batch,
     normalise_url,
     parse_amount,
-    salesforce_checksum,
-    salesforce_id18,
 )
 from transforms.text import normalise
 

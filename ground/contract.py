@@ -10,7 +10,7 @@ from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
-from connectors.records import RecordFailure, SourceRecord
+from ground.records import RecordFailure, SourceRecord
 
 Item = SourceRecord | RecordFailure
 

@@ -1,0 +1,17 @@
+"""One error taxonomy for sources: what stops a whole pull (a bad setting, refused credentials, an unreachable API).
+
+A single bad record is never one of these: it is a RecordFailure (ground.records) and the run goes on.
+Each source subclasses these, so the flow layer and the CLI handle every source the same way.
+"""
+
+
+class SourceConfigError(ValueError):
+    """A setting is missing or wrong; retrying will not help until the user changes it."""
+
+
+class SourceAuthError(SourceConfigError):
+    """The source refused the credentials (401/403, invalid token)."""
+
+
+class SourceUnavailable(RuntimeError):
+    """The source could not be reached or kept failing (timeouts, 5xx, rate limits past the retries)."""
