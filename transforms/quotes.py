@@ -55,6 +55,8 @@ _CLOSING = re.compile(
     r"\s*[,.!，。！]?\s*$",
     re.IGNORECASE,
 )
+_ATTRIBUTION_START = re.compile(r"^(On|Am|Le|在)\b|^在|^\d")
+_ATTRIBUTION_END = re.compile(r"(wrote|schrieb|a écrit|написал[аи]?|写道)\s*[:：]?\s*$")
 MAX_SIGNATURE_LINES = 12       # a "-- " block longer than this is probably content, not a signature
 MAX_NAME_BLOCK_LINES = 4       # lines allowed after a closing
 MAX_NAME_LINE_CHARS = 60
@@ -89,10 +91,12 @@ def _cut_at_reply_header(lines: list[str]) -> list[str]:
             return lines[:index]
         if _HEADER_FROM.match(line) and _header_block_follows(lines, index):
             return lines[:index - 1] if index and _RULE.match(lines[index - 1]) else lines[:index]
+        if not _starts_reply_header(line):      # the cheap guard first: most lines start no attribution
+            continue
         # "On <date>, <name> wrote:" is often wrapped over two or three lines by the replying client.
         for span in (1, 2, 3):
             joined = " ".join(part.strip() for part in lines[index:index + span])
-            if len(joined) <= 400 and any(p.match(joined) for p in _WROTE_LINES) and _starts_reply_header(lines[index]):
+            if len(joined) <= 400 and any(p.match(joined) for p in _WROTE_LINES):
                 rest = [line for line in lines[index + span:] if line.strip()]
                 if rest and rest[0].lstrip().startswith(">") and any(not r.lstrip().startswith(">") for r in rest):
                     # Bottom-posting or inline reply: the new text is below the quote, keep it.
@@ -104,9 +108,7 @@ def _cut_at_reply_header(lines: list[str]) -> list[str]:
 def _starts_reply_header(line: str) -> bool:
     """Guard for multi-line joins: the first line must itself look like the start of an attribution."""
     stripped = line.strip()
-    return bool(re.match(r"^(On|Am|Le|在)\b|^在", stripped)) or bool(
-        re.search(r"(wrote|schrieb|a écrit|написал[аи]?|写道)\s*[:：]?\s*$", stripped)) or "@" in stripped \
-        or bool(re.match(r"^\d", stripped))
+    return "@" in stripped or bool(_ATTRIBUTION_START.match(stripped)) or bool(_ATTRIBUTION_END.search(stripped))
 
 
 def _header_block_follows(lines: list[str], index: int) -> bool:
@@ -118,11 +120,15 @@ def _header_block_follows(lines: list[str], index: int) -> bool:
 def _strip_signature(lines: list[str]) -> list[str]:
     if not lines:
         return lines
+    after = 0                                   # non-blank lines below `index`, counted as the scan goes up
     for index in range(len(lines) - 1, -1, -1):
-        after = sum(1 for line in lines[index + 1:] if line.strip())
-        if _SIG_DELIMITER.match(lines[index]) and after <= MAX_SIGNATURE_LINES and index > 0:
+        if after > MAX_SIGNATURE_LINES:
+            break
+        if _SIG_DELIMITER.match(lines[index]) and index > 0:
             lines = _trim(lines[:index])
             break
+        if lines[index].strip():
+            after += 1
     while lines and _SENT_FROM.match(lines[-1]):
         lines = _trim(lines[:-1])
     return _strip_contact_block(_strip_closing(lines))
