@@ -3,10 +3,10 @@
 from collections.abc import Sequence
 
 from ground.contract import Reader
-from connectors.jira.api import (
+from connectors.jira.api import JiraApiReader
+from connectors.jira.api_settings import (
     DeletedIssue,
     JiraApiCheckpoint,
-    JiraApiReader,
     JiraApiSettings,
     JiraAuthError,
     JiraConfigError,
