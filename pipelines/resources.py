@@ -347,7 +347,8 @@ class SourceApisResource(dg.ConfigurableResource):
                 full_listing_every=None if self.jira_full_listing_days is None
                 else dt.timedelta(days=self.jira_full_listing_days)))
         if source == "confluence" and self.confluence_url:
-            from connectors.confluence.api_reader import ConfluenceApiReader, ConfluenceApiSettings
+            from connectors.confluence.api_reader import ConfluenceApiReader
+            from connectors.confluence.api_settings import ConfluenceApiSettings
 
             return ConfluenceApiReader(ConfluenceApiSettings(
                 base_url=self.confluence_url, username=self.confluence_username,

@@ -12,67 +12,26 @@ refusal of one item = a RecordFailure and the run goes on.
 """
 
 import datetime as dt
-import time
 from collections.abc import Generator, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-import requests
-from pydantic import BaseModel, Field, SecretStr
-
+from connectors.confluence.api_http import get_json, make_client
+from connectors.confluence.api_settings import ConfluenceApiSettings, ConfluenceCheckpoint
 from connectors.confluence.content import SOURCE, ContentVersion, failure, record_from_version
 from connectors.confluence.cql import window_cql
-from connectors.confluence.errors import ConfluenceApiError, ConfluenceAuthError, ConfluenceConfigError
-from connectors.confluence.groups import GroupPolicy, ReadStats
+from connectors.confluence.errors import ConfluenceApiError, ConfluenceConfigError
+from connectors.confluence.groups import ReadStats
 from connectors.confluence.identity import UserDirectory
 from connectors.confluence.rest_json import PayloadError, content_from_json, users_in
 from connectors.confluence.tombstones import Tombstone
-from ground.contract import Checkpoint, TimeWindow
+from ground.contract import TimeWindow
 from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
-from connectors.safe_json import load_json
 
 PAGE_EXPAND = ("body.storage,version,space,history,ancestors,metadata.labels,children.attachment,"
                "restrictions.read.restrictions.user,restrictions.read.restrictions.group")
 COMMENT_EXPAND = "body.storage,version,history,extensions.location,extensions.inlineProperties,extensions.resolution"
 HISTORY_EXPAND = "body.storage,version,space,history,ancestors,metadata.labels,children.attachment"
-
-
-class ConfluenceApiSettings(BaseModel):
-    base_url: str                                   # https://northwind.atlassian.net/wiki or https://confluence.corp
-    username: str | None = None                     # Cloud: account email; Server: user (None = PAT as bearer)
-    token: SecretStr                                # Cloud API token / Server password or personal access token
-    cloud: bool = True
-    spaces: list[str] = Field(default_factory=list)
-    include_labels: list[str] = Field(default_factory=list)
-    exclude_labels: list[str] = Field(default_factory=list)
-    user_timezone: str = "UTC"                      # the API user's profile time zone (CQL dates are in it)
-    overlap_minutes: int = 10
-    page_size: int = 25
-    timeout_seconds: float = 30.0
-    max_retries: int = 5
-    backoff_seconds: float = 1.0                    # first backoff; doubles per retry
-    max_backoff_seconds: float = 120.0
-    comments: bool = True
-    # Earlier versions saved inside the window are read too, newest first, at most this many per page (0 = only the
-    # current version). Older ones were read on earlier nights; a read without a window takes the current only.
-    history_versions: int = 20
-    groups: GroupPolicy = GroupPolicy()
-    ignore_property_keys: frozenset[str] = frozenset()   # page-properties keys that make no facts (normalised)
-
-
-class ConfluenceCheckpoint(Checkpoint):
-    cql: str | None = None
-    next_url: str | None = None                     # Cloud cursor (relative _links.next)
-    start: int = 0                                  # Server offset
-    pages_read: int = 0
-
-
-def _retry_after(response: requests.Response) -> float | None:
-    value = response.headers.get("Retry-After")
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
 
 
 class ConfluenceApiReader:
@@ -88,65 +47,13 @@ class ConfluenceApiReader:
         self._history_since: dt.datetime | None = None
 
     def _client(self) -> Any:
-        from atlassian import Confluence
-
-        s = self.settings
-        auth: dict[str, Any] = ({"username": s.username, "password": s.token.get_secret_value()} if s.username
-                                else {"token": s.token.get_secret_value()})
-        return Confluence(s.base_url, cloud=s.cloud, backoff_and_retry=True, timeout=int(max(1, s.timeout_seconds)),
-                          retry_status_codes=[429, 500, 502, 503, 504], max_backoff_retries=s.max_retries,
-                          backoff_factor=s.backoff_seconds, backoff_jitter=0.0,
-                          max_backoff_seconds=int(max(1, s.max_backoff_seconds)), **auth)
+        return make_client(self.settings)
 
     # ------------------------------------------------------------------ HTTP with an outcome per status
 
     def _get(self, path: str, params: dict | None = None) -> tuple[int, Any]:
         """(status, json) for 200/403/404/other item-level statuses; raises for run-level ones."""
-        s = self.settings
-        url = path if path.startswith("http") else f"{s.base_url.rstrip('/')}/{path.lstrip('/')}"
-        where = urlparse(url).path
-        delay = s.backoff_seconds
-        for attempt in range(s.max_retries + 1):
-            self.stats.requests += 1
-            try:
-                response = self.client.request("GET", url, params=params, absolute=True, advanced_mode=True)
-            except requests.exceptions.RetryError as exc:
-                raise ConfluenceApiError(f"Confluence kept answering with errors for GET {where} after "
-                                         f"{s.max_retries} retries ({type(exc).__name__}); try again later") from None
-            except (requests.ConnectionError, requests.Timeout) as exc:
-                if attempt == s.max_retries:
-                    raise ConfluenceApiError(f"cannot reach Confluence at {s.base_url}: {type(exc).__name__}") from None
-                self.stats.retries += 1
-                time.sleep(min(delay, s.max_backoff_seconds))
-                delay *= 2
-                continue
-            status = response.status_code
-            if status == 200:
-                try:
-                    return status, load_json(response.content)   # ValueError too when nested too deep
-                except ValueError:
-                    return 599, {"message": "response is not JSON"}
-            if status == 401:
-                raise ConfluenceAuthError(
-                    f"Confluence at {s.base_url} rejected the credentials (401) for user "
-                    f"{s.username or '<token>'}: check CONFLUENCE_USERNAME and CONFLUENCE_API_TOKEN")
-            rate_limited = status == 429 or status >= 500 or (
-                status == 403 and (response.headers.get("Retry-After") is not None
-                                   or "rate limit" in response.text.lower()))
-            if rate_limited and attempt < s.max_retries:
-                self.stats.retries += 1
-                time.sleep(min(_retry_after(response) or delay, s.max_backoff_seconds))
-                delay *= 2
-                continue
-            if rate_limited:
-                raise ConfluenceApiError(f"Confluence still rate-limits or fails GET {where} (HTTP {status}) after "
-                                         f"{s.max_retries} retries; try again later or lower the page size")
-            try:
-                body = load_json(response.content)
-            except ValueError:
-                body = {"message": response.text[:300]}
-            return status, body
-        raise ConfluenceApiError(f"GET {where}: no answer after {s.max_retries} retries")
+        return get_json(self.client, self.settings, self.stats, path, params)
 
     @staticmethod
     def _message(body: Any) -> str:

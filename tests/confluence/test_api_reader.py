@@ -7,7 +7,8 @@ import pytest
 from werkzeug import Response
 
 from connectors.confluence import ConfluenceAuthError
-from connectors.confluence.api_reader import ConfluenceApiReader, ConfluenceApiSettings
+from connectors.confluence.api_reader import ConfluenceApiReader
+from connectors.confluence.api_settings import ConfluenceApiSettings
 from ground.contract import TimeWindow, split
 
 pytestmark = pytest.mark.slow
