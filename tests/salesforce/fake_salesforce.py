@@ -3,98 +3,26 @@ query jobs (create / poll / CSV results paged by Sforce-Locator), Sforce-Limit-I
 (error bodies as Salesforce writes them). Rows come from Data Export CSVs (the bundled sample), typed for REST like the
 real API does (booleans, numbers, ``+0000`` datetimes, nested relationship objects) and flat for Bulk 2.0 CSV.
 
-simple-salesforce hard-codes https://, hence TLS with a self-signed certificate made here.
+simple-salesforce hard-codes https://, hence TLS with a self-signed certificate (tests/salesforce/fake_tls.py); the
+export tables and their describe() types come from tests/salesforce/fake_tables.py.
 """
 
 import csv
 import datetime as dt
 import io
-import ipaddress
 import json
 import re
-import ssl
-import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from werkzeug import Request, Response
+
+from tests.salesforce.fake_tables import field_type, parse_when
 
 API = re.compile(r"^/services/data/v(?P<version>[\d.]+)/(?P<rest>.*)$")
 SOQL = re.compile(r"^SELECT (?P<columns>.+?) FROM (?P<obj>\w+)(?: WHERE (?P<where>.+?))?(?: ORDER BY .+)?$", re.S)
 RELATION_TARGET = {"Owner": None, "CreatedBy": "User", "LastModifiedBy": "User", "Who": None, "What": None,
                    "RelatedTo": None, "Parent": None}
-
-
-def make_certificate(folder: Path) -> tuple[Path, Path]:
-    """Self-signed certificate for localhost / 127.0.0.1 -> (cert.pem, key.pem)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = dt.datetime.now(dt.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(days=1))
-            .not_valid_after(now + dt.timedelta(days=2))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
-    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_path, key_path
-
-
-def server_context(cert: Path, key: Path) -> ssl.SSLContext:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    return context
-
-
-def load_export(zip_path: Path) -> dict[str, list[dict[str, str]]]:
-    """Data Export zip -> object -> rows (every cell a string, as the export writes it)."""
-    tables: dict[str, list[dict[str, str]]] = {}
-    with zipfile.ZipFile(zip_path) as archive:
-        for name in archive.namelist():
-            text = archive.read(name).decode("utf-8-sig")
-            tables[Path(name).stem] = list(csv.DictReader(io.StringIO(text, newline="")))
-    return tables
-
-
-def field_type(name: str, values: list[str]) -> str:
-    if name == "Id":
-        return "id"
-    if name.endswith("Id") and name != "MessageIdentifier":
-        return "reference"
-    if name.startswith("Is") or name in ("Incoming",):
-        return "boolean"
-    if name in ("Amount", "ExpectedRevenue"):
-        return "currency"
-    if name == "Probability":
-        return "percent"
-    if name in ("CallDurationInSeconds",):
-        return "int"
-    if name in ("OldValue", "NewValue"):
-        return "anyType"
-    sample = next((v for v in values if v), "")
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", sample):
-        return "date"
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}T.*", sample) or name in ("SystemModstamp", "CreatedDate", "LastModifiedDate"):
-        return "datetime"
-    return "string"
-
-
-def parse_when(value: str) -> dt.datetime | None:
-    try:
-        return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 @dataclass

@@ -20,7 +20,9 @@ from connectors.salesforce import (
     SalesforceLimitError,
     make_reader,
 )
-from tests.salesforce.fake_salesforce import FakeSalesforce, load_export, make_certificate, server_context
+from tests.salesforce.fake_salesforce import FakeSalesforce
+from tests.salesforce.fake_tables import load_export
+from tests.salesforce.fake_tls import make_certificate, server_context
 
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT = REPO / "sample" / "exports" / "salesforce" / "2026-06-27" / "WE_00D8d00000NwAnaEAF_1.ZIP"
