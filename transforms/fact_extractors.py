@@ -4,9 +4,9 @@ from collections.abc import Mapping
 
 from transforms.episode import Episode
 from transforms.facts import Extractor, FactSet, email_facts, merge_factsets, no_facts
-from transforms.facts_confluence import confluence_facts
-from transforms.facts_jira import jira_facts
-from transforms.facts_salesforce import salesforce_facts
+from connectors.confluence.facts import confluence_facts
+from connectors.jira.facts import jira_facts
+from connectors.salesforce.facts import salesforce_facts
 from transforms.intent_facts import intent_facts
 
 EXTRACTORS: dict[str, Extractor] = {

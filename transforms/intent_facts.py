@@ -89,7 +89,7 @@ def author(episode: Episode) -> EpisodeActor | None:
 
 
 def _salesforce_target(g: str, episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[EntitySpec, str]:
-    from transforms.facts_salesforce import account_entity, record_entity
+    from connectors.salesforce.facts import account_entity, record_entity
 
     meta, fields = episode.metadata, episode.metadata.fields or {}
     rid, kind = str(fields.get("id") or meta.source_key), meta.kind
@@ -118,7 +118,7 @@ def subject_of(episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[Entity
         summary = str(fields.get("summary") or fields.get("issue_summary") or "")
         return entity, f"on {key} ({summary})" if summary else f"on {key}"
     if episode.source == "confluence":
-        from transforms.facts_confluence import page_entity
+        from connectors.confluence.facts import page_entity
 
         kind = str(fields.get("content_type") or meta.kind)
         if kind == "comment":

@@ -8,9 +8,9 @@ import pytest
 
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from transforms.fact_extractors import episode_facts
-from transforms.facts_confluence import confluence_facts
-from transforms.facts_jira import jira_facts
-from transforms.facts_salesforce import salesforce_facts
+from connectors.confluence.facts import confluence_facts
+from connectors.jira.facts import jira_facts
+from connectors.salesforce.facts import salesforce_facts
 from transforms.intent_facts import DATE_RELATION, intent_facts
 
 UTC = dt.timezone.utc
