@@ -13,7 +13,7 @@ import pytest
 from connectors.jira.issue_record import issue_records
 from ground.records import Origin
 from transforms.build import EpisodeSettings, make_episode
-from transforms.fact_extractors import episode_facts
+from connectors.registry import episode_facts
 from transforms.facts import slot_key
 from connectors.jira.facts import jira_facts
 

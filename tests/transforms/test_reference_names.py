@@ -7,7 +7,7 @@ import pytest
 
 from tests.graph.scenario import DANA, TOM, email_episode
 from transforms.author_text import author_text
-from transforms.fact_extractors import episode_facts
+from connectors.registry import episode_facts
 from transforms.references import ReferenceConfig, extract_references
 
 # Shaped like the mailing-list and Jira text where these junk entities were seen (issue 15).
