@@ -31,7 +31,7 @@ from connectors.graph.to_graphiti import entity_edge, entity_node, episodic_node
 from connectors.graph.writer import GraphWriter  # noqa: E402
 from ground.records import Actor, Participant  # noqa: E402
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id  # noqa: E402
-from transforms.fact_extractors import episode_facts  # noqa: E402
+from connectors.registry import episode_facts  # noqa: E402
 
 UTC = dt.timezone.utc
 FIRST = ["Dana", "Tom", "Priya", "Lee", "Ana", "Omar", "Mei", "Jonas", "Sara", "Ravi", "Ines", "Kofi"]

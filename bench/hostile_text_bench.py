@@ -9,7 +9,8 @@ import argparse
 import re
 import time
 
-from transforms import jira_wiki, language, ner
+from connectors.jira import wiki as jira_wiki
+from transforms import language, ner
 
 OLD_NOISE = re.compile(r"https?://[!-~]+|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+|[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*")
 OLD_MONO = re.compile(r"\{\{(.+?)\}\}")

@@ -1,14 +1,23 @@
-"""Which export reader serves which source. Each source issue adds its reader here (and so to `--source`).
+"""The one list of sources: which export reader and which facts serve which source. Each source issue adds its entry
+here (and so to `--source`).
 
-Options are the reader's own keyword arguments (a Confluence ExportSettings, a Jira CSV time zone, ...); the
-pipeline's resource supplies them from its settings.
+Reader options are the reader's own keyword arguments (a Confluence ExportSettings, a Jira CSV time zone, ...); the
+pipeline's resource supplies them from its settings. A source's facts are its structured-fact extractor and what its
+episodes are about for an intent fact; transforms/fact_extractors.py combines them without knowing any source, and
+`episode_facts` here is the default extractor the graph writer uses. Source modules are imported on first use.
 """
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ground.contract import Reader
+from transforms.episode import Episode
+from transforms.fact_extractors import FactExtractor, SourceFacts
+from transforms.facts import FactSet
+from transforms.intent_facts import Subject
 
 
 def _email(paths: Sequence[str | Path], **options: Any) -> Reader:
@@ -35,12 +44,43 @@ def _salesforce(paths: Sequence[str | Path], **options: Any) -> Reader:
     return SalesforceExportReader(paths, **options)
 
 
-EXPORT_READERS: dict[str, Callable[..., Reader]] = {
-    "email": _email,
-    "jira": _jira,
-    "confluence": _confluence,
-    "salesforce": _salesforce,
+def _email_facts() -> SourceFacts:
+    from transforms.mail_facts import email_facts
+
+    return SourceFacts(email_facts)
+
+
+def _jira_facts() -> SourceFacts:
+    from connectors.jira.facts import issue_subject, jira_facts
+
+    return SourceFacts(jira_facts, issue_subject)
+
+
+def _confluence_facts() -> SourceFacts:
+    from connectors.confluence.facts import confluence_facts, page_subject
+
+    return SourceFacts(confluence_facts, page_subject)
+
+
+def _salesforce_facts() -> SourceFacts:
+    from connectors.salesforce.facts import record_subject, salesforce_facts
+
+    return SourceFacts(salesforce_facts, record_subject)
+
+
+@dataclass(frozen=True)
+class Source:
+    reader: Callable[..., Reader]            # (paths, **options) -> Reader over export files
+    facts: Callable[[], SourceFacts]         # loads the source's facts module
+
+
+SOURCES: dict[str, Source] = {
+    "email": Source(_email, _email_facts),
+    "jira": Source(_jira, _jira_facts),
+    "confluence": Source(_confluence, _confluence_facts),
+    "salesforce": Source(_salesforce, _salesforce_facts),
 }
+EXPORT_READERS: dict[str, Callable[..., Reader]] = {name: source.reader for name, source in SOURCES.items()}
 
 
 def export_reader(source: str, paths: Sequence[str | Path], **options: Any) -> Reader:
@@ -49,3 +89,19 @@ def export_reader(source: str, paths: Sequence[str | Path], **options: Any) -> R
     except KeyError:
         raise ValueError(f"unknown source {source!r}; known: {', '.join(sorted(EXPORT_READERS))}") from None
     return factory(paths, **options)
+
+
+@functools.cache
+def fact_extractor() -> FactExtractor:
+    """The default extractor over every registered source (built once)."""
+    return FactExtractor({name: source.facts() for name, source in SOURCES.items()})
+
+
+def intent_subjects() -> dict[str, Subject]:
+    """source -> what its episodes are about, for transforms.intent_facts.intent_facts(subjects=...)."""
+    return dict(fact_extractor().subjects)
+
+
+def episode_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None) -> FactSet:
+    """The structured FactSet of one episode plus its intent/date facts (pure; same input -> same uuids)."""
+    return fact_extractor()(episode, domain_orgs)

@@ -298,7 +298,7 @@ class SourceApisResource(dg.ConfigurableResource):
             raise ValueError(problems) from None
 
     def confluence_property_keys_ignored(self) -> frozenset[str]:
-        from transforms.page_properties import normalise_key
+        from connectors.confluence.page_properties import normalise_key
 
         return frozenset(normalise_key(k) for k in self.confluence_ignore_property_keys if normalise_key(k))
 

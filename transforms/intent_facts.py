@@ -12,7 +12,7 @@ counts as confirmed only in a sentence that confirms (confirm/bestätigen/confir
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ground.records import as_utc
@@ -27,7 +27,6 @@ from transforms.facts import (
     normalise_email,
     organisation_for,
     person_entity,
-    reference_entity,
 )
 from transforms.quotes import strip_reply
 from transforms.text_dates import find_dates
@@ -88,50 +87,23 @@ def author(episode: Episode) -> EpisodeActor | None:
     return None
 
 
-def _salesforce_target(g: str, episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[EntitySpec, str]:
-    from transforms.facts_salesforce import account_entity, record_entity
-
-    meta, fields = episode.metadata, episode.metadata.fields or {}
-    rid, kind = str(fields.get("id") or meta.source_key), meta.kind
-    if kind in ("opportunity", "case"):
-        entity = record_entity(g, kind.capitalize(), rid, meta.title)
-        return entity, f"on {entity.name}"
-    if kind == "account":
-        entity = account_entity(g, fields.get("account") or {"id": rid, "name": meta.title}, domain_orgs)
-        if entity is not None:
-            return entity, f"on the account {entity.name}"
-    for item in fields.get("related") or []:
-        if item.get("object") in ("Opportunity", "Case", "Account") and item.get("id") and item.get("name"):
-            entity = record_entity(g, item["object"], item["id"], item["name"])
-            return entity, f"on {entity.name}"
-    entity = record_entity(g, kind.capitalize() or "Record", rid, meta.title)
-    return entity, f"on {entity.name}"
+# What an episode is about, as its source's own extractor keys it, and how a sentence names it ("on PHX-42 (...)").
+# Each source supplies one (connectors/registry.py); a source without one is about its message thread.
+Subject = Callable[[Episode, Mapping[str, str]], tuple[EntitySpec, str]]
 
 
-def subject_of(episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[EntitySpec, str]:
-    """The entity the episode is about (keyed as the source's own extractor keys it) and how a sentence names it."""
-    g, meta = episode.group_id, episode.metadata
-    fields = meta.fields or {}
-    if episode.source == "jira":
-        key = str(fields.get("issue_key") or meta.thread_key or meta.source_key.split("#", 1)[0])
-        entity, _ = reference_entity(g, f"jira:issue:{key}")
-        summary = str(fields.get("summary") or fields.get("issue_summary") or "")
-        return entity, f"on {key} ({summary})" if summary else f"on {key}"
-    if episode.source == "confluence":
-        from transforms.facts_confluence import page_entity
-
-        kind = str(fields.get("content_type") or meta.kind)
-        if kind == "comment":
-            page_id = str(fields.get("page_id") or meta.parent_key or meta.source_key)
-            entity = page_entity(g, page_id, str(fields.get("page_title") or ""))
-        else:
-            entity = page_entity(g, meta.source_key, meta.title, kind)
-        return entity, f"in '{entity.name}'"
-    if episode.source == "salesforce" and meta.kind != "email":
-        return _salesforce_target(g, episode, domain_orgs)
+def message_subject(episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[EntitySpec, str]:
+    """The mail thread (its subject without reply prefixes): what a message is about when nothing else is."""
+    meta = episode.metadata
     title = thread_title(meta.title)
-    entity = message_entity(g, episode.source, meta.thread_key or meta.source_key, title)
+    entity = message_entity(episode.group_id, episode.source, meta.thread_key or meta.source_key, title)
     return entity, f"in '{entity.name}'"
+
+
+def subject_of(episode: Episode, domain_orgs: Mapping[str, str],
+               subjects: Mapping[str, Subject]) -> tuple[EntitySpec, str]:
+    """The entity the episode is about (keyed as the source's own extractor keys it) and how a sentence names it."""
+    return subjects.get(episode.source, message_subject)(episode, domain_orgs)
 
 
 def own_text(episode: Episode) -> str:
@@ -147,8 +119,11 @@ def _who(person: EntitySpec, actor: EpisodeActor, domain_orgs: Mapping[str, str]
 
 
 def intent_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None,
-                 threshold: float = DEFAULT_THRESHOLD) -> FactSet:
-    """The intent fact (and, for confirm_date, the date facts) of one episode; empty for `other` or a bot."""
+                 threshold: float = DEFAULT_THRESHOLD, *, subjects: Mapping[str, Subject]) -> FactSet:
+    """The intent fact (and, for confirm_date, the date facts) of one episode; empty for `other` or a bot.
+
+    subjects maps a source to what its episodes are about (connectors.registry.intent_subjects()).
+    """
     b = _Builder()
     relation = INTENT_RELATIONS.get(episode.intent)
     writer = author(episode)
@@ -158,7 +133,7 @@ def intent_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None,
     orgs = {k.lower(): v for k, v in (domain_orgs or {}).items()}
     g, when = episode.group_id, as_utc(episode.timestamp)
     person = b.entity(person_entity(g, writer, episode.source))
-    target, where = subject_of(episode, orgs)
+    target, where = subject_of(episode, orgs, subjects)
     target = b.entity(target)
     who, day = _who(person, writer, orgs), when.date().isoformat()
     confidence = round(float(episode.intent_confidence), 4)

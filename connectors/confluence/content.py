@@ -16,9 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from connectors.confluence.groups import GroupPolicy
 from connectors.confluence.identity import ConfluenceUser, UserDirectory
 from ground.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord, as_utc
-from transforms.adf import adf_media, adf_mentions, adf_to_text
-from transforms.confluence_storage import StorageText, owner_users, storage_to_text
-from transforms.page_properties import adf_property_rows, keep_rows
+from connectors.atlassian.adf import adf_media, adf_mentions, adf_to_text
+from connectors.confluence.storage import StorageText, owner_users, storage_to_text
+from connectors.confluence.page_properties import adf_property_rows, keep_rows
 
 SOURCE = "confluence"
 PAGE_KINDS = ("page", "blogpost")

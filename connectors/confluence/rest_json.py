@@ -11,7 +11,7 @@ from typing import Any
 
 from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import ConfluenceUser, UserDirectory, user_from_json
-from transforms.adf import is_adf
+from connectors.atlassian.adf import is_adf
 from connectors.safe_json import as_list
 
 CONTENT_TYPES = {"page": "page", "blogpost": "blogpost", "blog_post": "blogpost", "comment": "comment"}

@@ -5,7 +5,6 @@ Wiring: `ids = ledger.tombstone("confluence", [t.source_key for t in tombstones]
 """
 
 import datetime as dt
-from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel
@@ -18,8 +17,3 @@ class Tombstone(BaseModel):
     reason: Literal["trashed", "deleted", "missing", "purged"] = "deleted"
     detected_at: dt.datetime | None = None
 
-
-def missing_pages(known_keys: Iterable[str], present_keys: Iterable[str], at: dt.datetime) -> list[Tombstone]:
-    """Pages the graph knows (ledger source keys of one space) that a full listing no longer has."""
-    present = set(present_keys)
-    return [Tombstone(source_key=k, reason="missing", detected_at=at) for k in sorted(set(known_keys) - present)]

@@ -31,7 +31,7 @@ from connectors.graph.pins import SCHEMA_VERSION, check_stamp, graphiti_version,
 from connectors.graph.timeline import SlotEdge, absence_end, recompute_slot
 from connectors.graph.to_graphiti import entity_edge, entity_node, episode_properties, episodic_node, mention_edge
 from transforms.episode import Episode
-from transforms.fact_extractors import episode_facts
+from connectors.registry import episode_facts
 from transforms.facts import EntitySpec, FactSet, FactSpec, merge_factsets
 from transforms.intent_facts import FACT_KINDS
 

@@ -26,8 +26,8 @@ from connectors.jira.people import actor, collect_users, person
 from connectors.jira.times import epoch_ms, iso, parse_time
 from ground.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 from connectors.safe_json import FieldTypeError, as_dict, as_list
-from transforms.adf import adf_media, adf_to_text, is_adf
-from transforms.jira_wiki import wiki_to_text
+from connectors.atlassian.adf import adf_media, adf_to_text, is_adf
+from connectors.jira.wiki import wiki_to_text
 
 SOURCE = "jira"
 Item = SourceRecord | RecordFailure

@@ -1,7 +1,7 @@
 """Dump candidate Confluence units (one per page version, one per comment) from shared/corpus/confluence as JSONL.
 
 No label is assigned here: the labeller reads the dump (notes/intent-labelling.md). raw_text is the page text rendered
-from storage XHTML (or view HTML for comments that only carry it) with transforms/confluence_storage.py.
+from storage XHTML (or view HTML for comments that only carry it) with connectors/confluence/storage.py.
 Usage: python scripts/intent_units/extract_confluence.py [CORPUS_DIR] > /tmp/confluence_units.jsonl
 """
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from transforms.confluence_storage import storage_to_text  # noqa: E402
+from connectors.confluence.storage import storage_to_text  # noqa: E402
 
 
 def render(markup: str) -> str:

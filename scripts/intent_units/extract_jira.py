@@ -1,7 +1,7 @@
 """Dump candidate Jira units (one per issue description, one per comment) from shared/corpus/jira to a JSONL scratch file.
 
 The labeller reads the dump and assigns labels by hand (notes/intent-labelling.md); this script assigns no label.
-raw_text is the body as stored: Jira wiki markup verbatim; ADF (v3) bodies rendered to text with transforms/adf.py.
+raw_text is the body as stored: Jira wiki markup verbatim; ADF (v3) bodies rendered to text with connectors/atlassian/adf.py.
 Usage: python scripts/intent_units/extract_jira.py [CORPUS_DIR] > /tmp/jira_units.jsonl
 """
 
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from transforms.adf import adf_to_text, is_adf  # noqa: E402
+from connectors.atlassian.adf import adf_to_text, is_adf  # noqa: E402
 
 _KEY = re.compile(r"/issue/([A-Za-z][A-Za-z0-9_]*-\d+|\d+)(?:/|$)")
 

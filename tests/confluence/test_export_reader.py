@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors.confluence import ConfluenceExportReader, ExportSettings, GroupPolicy, make_reader
+from connectors.confluence import ConfluenceExportReader, ExportSettings, GroupPolicy
 from ground.contract import TimeWindow, split
 from ground.records import ErrorClass
 
@@ -80,7 +80,7 @@ def test_window_keeps_records_updated_inside():
 
     utc = dt.timezone.utc
     window = TimeWindow(start=dt.datetime(2026, 6, 10, tzinfo=utc), end=dt.datetime(2026, 6, 11, tzinfo=utc))
-    records, _ = split(make_reader([SAMPLE / "ACME-xml-export.zip"]).read(window))
+    records, _ = split(ConfluenceExportReader([SAMPLE / "ACME-xml-export.zip"]).read(window))
     assert sorted((r.source_key, r.version) for r in records) == [("131073", "3"), ("131075", "2")]
 
 

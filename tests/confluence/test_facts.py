@@ -10,7 +10,7 @@ from connectors.confluence import ConfluenceExportReader
 from ground.contract import split
 from transforms.build import make_episode, EpisodeSettings
 from transforms.facts import slot_key
-from transforms.facts_confluence import confluence_facts
+from connectors.confluence.facts import confluence_facts
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "exports" / "confluence" / "ACME-xml-export.zip"
 UTC = dt.timezone.utc

@@ -17,9 +17,10 @@ from connectors.confluence import ConfluenceExportReader
 from connectors.confluence.rest_json import find_content
 from ground.contract import split
 from tests.corpus import corpus_dir
-from transforms.adf import _walk
+from connectors.atlassian.adf import _walk
 from transforms.build import record_text
-from transforms.confluence_storage import _local, parse_storage, storage_to_text
+from connectors.confluence.storage import storage_to_text
+from connectors.confluence.storage_xml import _local, parse_storage
 from transforms.fidelity import missing_tokens, token_recall
 from transforms.text import normalise
 

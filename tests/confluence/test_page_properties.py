@@ -6,8 +6,8 @@ import json
 from connectors.confluence import ConfluenceExportReader, ExportSettings
 from ground.contract import split
 from transforms.build import EpisodeSettings, make_episode
-from transforms.confluence_storage import storage_to_text
-from transforms.facts_confluence import confluence_facts
+from connectors.confluence.storage import storage_to_text
+from connectors.confluence.facts import confluence_facts
 
 UTC = dt.timezone.utc
 DETAILS = ('<ac:structured-macro ac:name="details"><ac:rich-text-body><table><tbody>'
@@ -109,7 +109,7 @@ def test_given_the_same_details_as_adf_then_the_same_rows():
             row("Approver", text("Omar Haddad", "mailto:omar.haddad@acme.example")),
             row("Driver", text("Priya Raman")), row("Budget", text("4,500")), row("Internal note", text("skip me"))]}]},
         {"type": "table", "content": [row("Region", text("EU")), row("Tier", text("Gold"))]}]}
-    from transforms.page_properties import adf_property_rows
+    from connectors.confluence.page_properties import adf_property_rows
 
     storage = storage_to_text(DETAILS, users=lambda a: "Lena Ortiz" if a.get("account-id") == "acc-lena" else None)
     assert [r.model_dump() for r in adf_property_rows(doc)] == [r.model_dump() for r in storage.property_rows]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from transforms.confluence_storage import storage_to_text
+from connectors.confluence.storage import storage_to_text
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "confluence" / "querypie_cloud"
 PAGES = sorted(CORPUS.rglob("page.xhtml"))

@@ -7,7 +7,7 @@ from connectors.graph.timeline import SlotEdge, recompute_slot
 from ground.records import Actor
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, TOM, email_episode
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
-from transforms.fact_extractors import episode_facts
+from connectors.registry import episode_facts
 from transforms.facts import entity_uuid, merge_factsets, person_entity
 
 UTC = dt.timezone.utc

@@ -14,8 +14,8 @@ from connectors.graph.writer import SyncGraphWriter
 from connectors.jira import JiraExportReader
 from connectors.salesforce import SalesforceExportReader
 from transforms.build import EpisodeSettings, make_episode, record_text
-from transforms.fact_extractors import episode_facts
-from transforms.facts_salesforce import salesforce_facts
+from connectors.registry import episode_facts
+from connectors.salesforce.facts import salesforce_facts
 
 UTC = dt.timezone.utc
 REPO = Path(__file__).resolve().parents[2]

@@ -13,9 +13,9 @@ import pytest
 from connectors.jira.issue_record import issue_records
 from ground.records import Origin
 from transforms.build import EpisodeSettings, make_episode
-from transforms.fact_extractors import episode_facts
+from connectors.registry import episode_facts
 from transforms.facts import slot_key
-from transforms.facts_jira import jira_facts
+from connectors.jira.facts import jira_facts
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "exports" / "jira" / "issues" / "ACME-12.json"
 UTC = dt.timezone.utc

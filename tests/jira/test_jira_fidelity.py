@@ -102,7 +102,7 @@ def test_every_description_and_comment_of_the_jira_corpus_reaches_its_episode():
 
 
 def test_given_indexes_in_code_and_a_glued_mention_when_converted_then_every_word_stays_a_word():
-    from transforms.jira_wiki import wiki_to_text
+    from connectors.jira.wiki import wiki_to_text
 
     text = wiki_to_text("assertiond[65] crashed; parent.children[0] is null\n[~mickmister]\u00c2 I agree, see [docs]")
     assert text == "assertiond[65] crashed; parent.children[0] is null\n@mickmister \u00c2 I agree, see docs"

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from transforms.adf import adf_media, adf_mentions, adf_to_text
-from transforms.jira_wiki import wiki_to_text
+from connectors.atlassian.adf import adf_media, adf_mentions, adf_to_text
+from connectors.jira.wiki import wiki_to_text
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "jira"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "jira"

@@ -11,6 +11,7 @@ from pytest_httpserver import HTTPServer
 
 from ground.contract import TimeWindow, split
 from ground.records import ErrorClass
+from connectors.registry import export_reader
 from connectors.salesforce import (
     SalesforceApiReader,
     SalesforceApiSettings,
@@ -18,7 +19,6 @@ from connectors.salesforce import (
     SalesforceConfigError,
     SalesforceExportReader,
     SalesforceLimitError,
-    make_reader,
 )
 from tests.salesforce.fake_salesforce import FakeSalesforce
 from tests.salesforce.fake_tables import load_export
@@ -277,7 +277,7 @@ def test_given_a_bad_row_when_read_then_a_record_failure_and_the_rest_goes_on(fa
 # ---------------------------------------------------------------------- settings
 
 
-def test_given_environment_variables_then_settings_and_make_reader_choose_the_api():
+def test_given_environment_variables_then_settings_build_the_api_reader():
     env = {"GRAPHFEED_SALESFORCE_LOGIN_URL": "https://login.salesforce.com", "GRAPHFEED_SALESFORCE_USERNAME": "a@b.c",
            "GRAPHFEED_SALESFORCE_PASSWORD": "p", "GRAPHFEED_SALESFORCE_SECURITY_TOKEN": "t",
            "GRAPHFEED_SALESFORCE_OBJECTS": "Account, Opportunity",
@@ -286,8 +286,6 @@ def test_given_environment_variables_then_settings_and_make_reader_choose_the_ap
     s = SalesforceApiSettings.from_env(env)
     assert s.objects == ["Account", "Opportunity"] and s.bulk_threshold == 5000
     assert s.extra_fields == {"Account": ["Region__c"], "Opportunity": ["Account.Industry"]}
-    assert "p" not in repr(s.password) and isinstance(make_reader(api=s), SalesforceApiReader)
-    assert isinstance(make_reader([SNAPSHOT]), SalesforceExportReader)
-    with pytest.raises(SalesforceConfigError):
-        make_reader()
+    assert "p" not in repr(s.password) and isinstance(SalesforceApiReader(s), SalesforceApiReader)
+    assert isinstance(export_reader("salesforce", [SNAPSHOT]), SalesforceExportReader)
     assert copy.deepcopy(s) == s

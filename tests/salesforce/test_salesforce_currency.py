@@ -12,7 +12,7 @@ from ground.contract import split
 from connectors.salesforce import SalesforceExportReader
 from pipelines.resources import api_resources
 from transforms.build import EpisodeSettings, make_episode, record_text
-from transforms.facts_salesforce import salesforce_facts
+from connectors.salesforce.facts import salesforce_facts
 
 ROOT = Path(__file__).resolve().parents[2]
 OPP_HEAD = "Id,AccountId,Name,StageName,Amount,{currency}CloseDate,CreatedDate,LastModifiedDate,SystemModstamp\n"

@@ -17,8 +17,8 @@ from connectors.graph.config import GraphConfig
 from connectors.graph.writer import SyncGraphWriter
 from connectors.salesforce import SalesforceExportReader
 from transforms.build import EpisodeSettings, make_episode, record_text
-from transforms.fact_extractors import episode_facts
-from transforms.facts_salesforce import salesforce_facts
+from connectors.registry import episode_facts
+from connectors.salesforce.facts import salesforce_facts
 
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 REPO = Path(__file__).resolve().parents[2]

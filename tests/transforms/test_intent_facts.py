@@ -3,15 +3,19 @@ episode from its author to what it is about, on the same entity ids the source e
 author's own words; nothing for `other`, low confidence or a bot."""
 
 import datetime as dt
+from functools import partial
 
 import pytest
 
+from transforms import intent_facts as intent
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
-from transforms.fact_extractors import episode_facts
-from transforms.facts_confluence import confluence_facts
-from transforms.facts_jira import jira_facts
-from transforms.facts_salesforce import salesforce_facts
-from transforms.intent_facts import DATE_RELATION, intent_facts
+from connectors.registry import episode_facts, intent_subjects
+from connectors.confluence.facts import confluence_facts
+from connectors.jira.facts import jira_facts
+from connectors.salesforce.facts import salesforce_facts
+from transforms.intent_facts import DATE_RELATION
+
+intent_facts = partial(intent.intent_facts, subjects=intent_subjects())   # as the registry's extractor calls it
 
 UTC = dt.timezone.utc
 LENA = EpisodeActor(type="human", id="lena.ortiz@acme.example", name="Lena Ortiz", email="lena.ortiz@acme.example")

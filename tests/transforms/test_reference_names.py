@@ -7,7 +7,7 @@ import pytest
 
 from tests.graph.scenario import DANA, TOM, email_episode
 from transforms.author_text import author_text
-from transforms.fact_extractors import episode_facts
+from connectors.registry import episode_facts
 from transforms.references import ReferenceConfig, extract_references
 
 # Shaped like the mailing-list and Jira text where these junk entities were seen (issue 15).
@@ -84,7 +84,7 @@ def test_given_jira_comments_with_unconfirmed_names_when_facts_are_built_then_no
     from connectors.jira.issue_record import issue_records
     from ground.records import Origin
     from transforms.build import EpisodeSettings, make_episode
-    from transforms.facts_jira import jira_facts
+    from connectors.jira.facts import jira_facts
 
     sample = Path(__file__).resolve().parents[2] / "sample" / "exports" / "jira" / "issues" / "ACME-12.json"
     records = list(issue_records(json.loads(sample.read_text(encoding="utf-8")), Origin(file=str(sample))))

@@ -67,7 +67,7 @@ def keep_rows(rows: list[PropertyRow], ignore: set[str] | frozenset[str] = froze
 
 def adf_property_rows(doc: Any) -> list[PropertyRow]:
     """Rows of `details` extensions (bodiedExtension, extensionKey 'details'), then of header/value tables."""
-    from transforms.adf import _attrs, _nodes, _walk
+    from connectors.atlassian.adf import _attrs, _nodes, _walk
 
     rows: list[PropertyRow] = []
     in_details: set[int] = set()
@@ -85,7 +85,7 @@ def adf_property_rows(doc: Any) -> list[PropertyRow]:
 
 
 def _adf_rows(table: dict, source: str, any_cells: bool) -> list[PropertyRow]:
-    from transforms.adf import _nodes, adf_to_text
+    from connectors.atlassian.adf import _nodes, adf_to_text
 
     out = []
     for row in _nodes(table.get("content")):
@@ -105,7 +105,7 @@ def _adf_rows(table: dict, source: str, any_cells: bool) -> list[PropertyRow]:
 
 def _adf_value(nodes: list[dict], seen: dict[str, int], people: list[dict[str, str]], depth: int) -> str:
     """An ADF cell for a sentence: mentions by name, status as its title, dates as ISO dates."""
-    from transforms.adf import MAX_DEPTH, _attrs, _date, _nodes
+    from connectors.atlassian.adf import MAX_DEPTH, _attrs, _date, _nodes
 
     parts = []
     for node in nodes:

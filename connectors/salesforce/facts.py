@@ -23,7 +23,6 @@ from transforms.facts import (
     EntitySpec,
     FactSet,
     _Builder,
-    email_facts,
     entity_uuid,
     make_fact,
     merge_factsets,
@@ -33,6 +32,8 @@ from transforms.facts import (
     reference_entity,
     slot_key,
 )
+from transforms.intent_facts import message_subject
+from transforms.mail_facts import email_facts
 
 SOURCE = "salesforce"
 
@@ -219,3 +220,25 @@ def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
         parts.append(extra.result())
         return merge_factsets(parts)
     return result
+
+
+def record_subject(episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[EntitySpec, str]:
+    """What a Salesforce episode is about, for an intent fact: its opportunity/case/account, or the record an activity
+    is related to; an e-mail activity is about its thread."""
+    g, meta, fields = episode.group_id, episode.metadata, episode.metadata.fields or {}
+    if meta.kind == "email":
+        return message_subject(episode, domain_orgs)
+    rid, kind = str(fields.get("id") or meta.source_key), meta.kind
+    if kind in ("opportunity", "case"):
+        entity = record_entity(g, kind.capitalize(), rid, meta.title)
+        return entity, f"on {entity.name}"
+    if kind == "account":
+        entity = account_entity(g, fields.get("account") or {"id": rid, "name": meta.title}, domain_orgs)
+        if entity is not None:
+            return entity, f"on the account {entity.name}"
+    for item in fields.get("related") or []:
+        if item.get("object") in ("Opportunity", "Case", "Account") and item.get("id") and item.get("name"):
+            entity = record_entity(g, item["object"], item["id"], item["name"])
+            return entity, f"on {entity.name}"
+    entity = record_entity(g, kind.capitalize() or "Record", rid, meta.title)
+    return entity, f"on {entity.name}"

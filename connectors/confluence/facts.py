@@ -197,3 +197,16 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
                         valid_at=when, episode_ids=eps, unconfirmed=episode.metadata.unconfirmed_names)
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()
+
+
+def page_subject(episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[EntitySpec, str]:
+    """What a Confluence episode is about, for an intent fact: its page (a comment's is the page it is on)."""
+    g, meta = episode.group_id, episode.metadata
+    fields = meta.fields or {}
+    kind = str(fields.get("content_type") or meta.kind)
+    if kind == "comment":
+        page_id = str(fields.get("page_id") or meta.parent_key or meta.source_key)
+        entity = page_entity(g, page_id, str(fields.get("page_title") or ""))
+    else:
+        entity = page_entity(g, meta.source_key, meta.title, kind)
+    return entity, f"in '{entity.name}'"

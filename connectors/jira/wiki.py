@@ -1,6 +1,6 @@
 """Jira wiki markup (Server/DC v2 bodies, CSV and XML exports) -> plain text that keeps structure.
 
-Same conventions as transforms/adf.py so both kinds of Jira text read alike: '#' headings, '- ' / '1. ' lists with
+Same conventions as connectors/atlassian/adf.py so both kinds of Jira text read alike: '#' headings, '- ' / '1. ' lists with
 nesting, '> ' quotes, fenced code, pipe tables, link text with its target, @user mentions, attachment references.
 Line-based and regex-only: unknown macros lose their braces and keep their text; nothing raises.
 """

@@ -185,3 +185,13 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
                         valid_at=when, episode_ids=eps, qualifier=meta.source_key, unconfirmed=meta.unconfirmed_names)
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()
+
+
+def issue_subject(episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[EntitySpec, str]:
+    """What a Jira episode is about, for an intent fact: its issue, named with its summary when known."""
+    meta = episode.metadata
+    fields = meta.fields or {}
+    key = str(fields.get("issue_key") or meta.thread_key or meta.source_key.split("#", 1)[0])
+    entity, _ = reference_entity(episode.group_id, f"jira:issue:{key}")
+    summary = str(fields.get("summary") or fields.get("issue_summary") or "")
+    return entity, f"on {key} ({summary})" if summary else f"on {key}"

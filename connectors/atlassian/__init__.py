@@ -1,0 +1,1 @@
+"""Formats Jira and Confluence share (Atlassian Document Format): either source package may import this one."""
