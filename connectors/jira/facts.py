@@ -3,13 +3,15 @@
 Each tracked field (assignee, reporter, status, priority, resolution, fix version, sprint, due date) is a slot of the
 issue: the value at creation (read back from the first change's 'from') holds from the created time, and every change
 from the issue's own changelog starts a new fact at the change time; the writer ends the previous fact there. The
-history travels in episode.metadata.fields, so the facts are a pure function of the episode.
+history travels in episode.metadata.fields (read through the typed view connectors/jira/fields.py), so the facts are a
+pure function of the episode.
 """
 
 import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
+from connectors.jira.fields import JiraFields
 from ground.records import as_utc
 from transforms.episode import Episode, EpisodeActor
 from transforms.facts import (
@@ -70,22 +72,18 @@ def _value(slot: str, change: Mapping[str, Any], side: str) -> Any:
     return text or NONE
 
 
-def _current(slot: str, fields: Mapping[str, Any]) -> Any:
-    if slot in ("assignee", "reporter"):
-        return fields.get(slot) or NONE
+def _current(slot: str, fields: JiraFields) -> Any:
     if slot == "fix_version":
-        versions = fields.get("fix_versions") or []
-        return versions[-1] if versions else NONE
+        return fields.fix_versions[-1] if fields.fix_versions else NONE
     if slot == "sprint":
-        sprints = fields.get("sprints") or []
-        return sprints[-1] if sprints else NONE
-    return fields.get(slot) or NONE
+        return fields.sprints[-1] if fields.sprints else NONE
+    return getattr(fields, slot) or NONE          # assignee, reporter (a person), status, priority, resolution, due_date
 
 
-def slot_timeline(slot: str, fields: Mapping[str, Any]) -> list[tuple[dt.datetime, Any]]:
+def slot_timeline(slot: str, fields: JiraFields) -> list[tuple[dt.datetime, Any]]:
     """[(valid_at, value)] of one slot: the creation value, then one entry per change (NONE = cleared)."""
-    created = _time(fields.get("created"))
-    changes = [c for c in fields.get("history") or [] if c.get("slot") == slot and _time(c.get("at"))]
+    created = _time(fields.created)
+    changes = [c for c in fields.history if c.get("slot") == slot and _time(c.get("at"))]
     timeline: list[tuple[dt.datetime, Any]] = []
     if changes:
         first = _value(slot, changes[0], "from")
@@ -97,8 +95,8 @@ def slot_timeline(slot: str, fields: Mapping[str, Any]) -> list[tuple[dt.datetim
         value = _current(slot, fields)
         if value is not NONE:
             start = created
-            if slot in ("status", "resolution") and fields.get("resolution"):
-                start = _time(fields.get("resolved")) or created     # without history: resolved when it was resolved
+            if slot in ("status", "resolution") and fields.resolution:
+                start = _time(fields.resolved) or created     # without history: resolved when it was resolved
             if start is not None:
                 timeline.append((start, value))
     return timeline
@@ -124,15 +122,15 @@ def _predicate(verb: str) -> str:
 
 def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
     g, meta = episode.group_id, episode.metadata
-    fields = meta.fields or {}
+    fields = JiraFields.of(meta.fields)
     eps = [episode.id]
     b = _Builder()
     when = episode.timestamp
     author = b.entity(person_entity(g, episode.actor, episode.source))
     people: list[tuple[EntitySpec, Any]] = [(author, episode.actor)]
-    issue_key = str(fields.get("issue_key") or meta.thread_key or meta.source_key.split("#", 1)[0])
+    issue_key = fields.key_of(meta.thread_key, meta.source_key)
     issue_entity, _ = reference_entity(g, f"jira:issue:{issue_key}")
-    summary = str(fields.get("summary") or fields.get("issue_summary") or "")
+    summary = fields.summary
     if meta.kind == "issue" and summary:
         issue_entity = issue_entity.model_copy(update={"summary": f"Jira issue {issue_key}: {summary}"})
     issue = b.entity(issue_entity)
@@ -166,7 +164,7 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
                                  valid_at=valid_at, episode_ids=eps,
                                  single_valued=slot_key(f"jira:issue:{issue_key}", predicate)))
         seen_at = meta.updated_at
-        for link in fields.get("links") or []:
+        for link in fields.links:
             other, _ = reference_entity(g, f"jira:issue:{link.get('key')}")
             other = b.entity(other)
             verb = str(link.get("verb") or "relates to")
@@ -174,8 +172,9 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
                              valid_at=seen_at, episode_ids=eps, keyed_by_time=False))
         for relation, predicate, sentence in (("parent", "PART_OF", "{issue} is part of {other}"),
                                               ("epic", "IN_EPIC", "{issue} belongs to the epic {other}")):
-            if fields.get(relation) and fields[relation] != issue_key:
-                other, _ = reference_entity(g, f"jira:issue:{fields[relation]}")
+            other_key = getattr(fields, relation)
+            if other_key and other_key != issue_key:
+                other, _ = reference_entity(g, f"jira:issue:{other_key}")
                 other = b.entity(other)
                 b.fact(make_fact(g, issue, predicate, other, sentence.format(issue=issue_key, other=other.name),
                                  valid_at=seen_at, episode_ids=eps, keyed_by_time=False))
@@ -190,8 +189,8 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
 def issue_subject(episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[EntitySpec, str]:
     """What a Jira episode is about, for an intent fact: its issue, named with its summary when known."""
     meta = episode.metadata
-    fields = meta.fields or {}
-    key = str(fields.get("issue_key") or meta.thread_key or meta.source_key.split("#", 1)[0])
+    fields = JiraFields.of(meta.fields)
+    key = fields.key_of(meta.thread_key, meta.source_key)
     entity, _ = reference_entity(episode.group_id, f"jira:issue:{key}")
-    summary = str(fields.get("summary") or fields.get("issue_summary") or "")
+    summary = fields.summary
     return entity, f"on {key} ({summary})" if summary else f"on {key}"

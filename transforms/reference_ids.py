@@ -1,0 +1,184 @@
+"""Machine ids a text names by their shape: URLs (classified as Jira issue, Confluence page, Salesforce record or plain
+URL), Message-IDs and e-mail addresses, and file names (bracketed or bare, Chinese connector words stripped).
+
+Used by the rule pass in transforms/references.py; see its docstring for the rules and their priority.
+"""
+
+import re
+from collections.abc import Sequence
+from urllib.parse import parse_qsl, urlsplit
+
+from ground.identity import salesforce_id18, salesforce_ref_id
+from transforms.reference_model import ReferenceKind, _Base, _Prepared
+
+
+# --------------------------------------------------------------------------------------------------- URLs
+
+# ASCII-only URL body; CJK text and fullwidth punctuation end a URL. Trailing punctuation is trimmed afterwards.
+_URL = re.compile(r"(?<![A-Za-z0-9])https?://[^\s<>\"'`{}|\\^\u3000-\u303f\uff00-\uffef\u3400-\u9fff]+", re.I)
+_URL_TRAILING = ".,;:!?*'\""
+_SALESFORCE_HOSTS = (".force.com", ".salesforce.com", ".cloudforce.com", ".salesforce-setup.com")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_JIRA_KEY_IN_PATH = re.compile(r"/browse/([A-Za-z][A-Za-z0-9_]{1,9}-[1-9]\d{0,6})(?:/|$)|"
+                               r"/rest/api/(?:\d+|latest)/issue/([A-Za-z][A-Za-z0-9_]{1,9}-[1-9]\d{0,6})(?:/|$)")
+_JIRA_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,9}-[1-9]\d{0,6}")
+_CONFLUENCE_PAGE_PATH = re.compile(r"/spaces/[^/]+/pages/(?:edit-v2/|edit/)?(\d+)(?:/|$)")
+_CONFLUENCE_VIEWPAGE = re.compile(r"/pages/(?:viewpage|editpage|viewpageattachments)\.action$")
+
+
+def _trim_url(url: str) -> str:
+    """Drop sentence punctuation and unbalanced closing brackets from the end ("(see https://x/a)." -> .../a)."""
+    while url:
+        last = url[-1]
+        if last in _URL_TRAILING:
+            url = url[:-1]
+        elif last == ")" and url.count("(") < url.count(")"):
+            url = url[:-1]
+        elif last == "]" and url.count("[") < url.count("]"):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
+def normalise_url(url: str) -> str | None:
+    """Lower-case scheme and host, no default port or user info, no utm_* parameters, no plain #fragment."""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if not host or scheme not in _DEFAULT_PORTS:
+        return None
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    query = "&".join(p for p in parts.query.split("&") if p and not p.lower().startswith("utm_"))
+    fragment = parts.fragment if parts.fragment.startswith(("/", "!")) else ""   # keep SPA routes only
+    return (f"{scheme}://{netloc}{parts.path or '/'}" + (f"?{query}" if query else "")
+            + (f"#{fragment}" if fragment else ""))
+
+
+def _under(host: str, path: str, bases: Sequence[_Base]) -> bool:
+    return any(host == b.host and (path == b.path or path.startswith(b.path + "/") or not b.path) for b in bases)
+
+
+def _classify_url(url: str, prepared: _Prepared) -> tuple[ReferenceKind, str, str | None] | None:
+    """(kind, id, jira project or None) for a URL found in text."""
+    normalised = normalise_url(url)
+    if normalised is None:
+        return None
+    parts = urlsplit(normalised)
+    host = parts.netloc
+    path = parts.path
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+
+    if not prepared.jira_bases or _under(host, path, prepared.jira_bases):
+        match = _JIRA_KEY_IN_PATH.search(path)
+        key = (match.group(1) or match.group(2)) if match else None
+        if key is None and _JIRA_KEY.fullmatch(query.get("selectedIssue", "")) and (
+                prepared.jira_bases or "/jira/" in path or "/secure/" in path):
+            key = query["selectedIssue"]
+        if key:
+            key = key.upper()
+            return "jira_issue", f"jira:issue:{key}", key.rsplit("-", 1)[0]
+
+    if not prepared.confluence_bases or _under(host, path, prepared.confluence_bases):
+        page = None
+        match = _CONFLUENCE_PAGE_PATH.search(path)
+        if match:
+            page = match.group(1)
+        elif _CONFLUENCE_VIEWPAGE.search(path) and query.get("pageId", "").isdigit():
+            page = query["pageId"]
+        if page:
+            version = query.get("pageVersion", "")
+            suffix = f"@v{int(version)}" if version.isdigit() else ""
+            return "confluence_page", f"confluence:page:{int(page)}{suffix}", None
+
+    bare_host = host.split(":")[0]
+    if bare_host.endswith(_SALESFORCE_HOSTS) or _under(host, path, prepared.salesforce_bases):
+        for segment in [*path.split("/"), query.get("id", "")]:
+            id18 = salesforce_id18(segment, strict=False) if segment else None
+            if id18:
+                return "salesforce_record", salesforce_ref_id(id18), None
+
+    return "url", f"url:{normalised}", None
+
+
+# --------------------------------------------------------------------------------------------------- mail
+
+_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+# <local@domain> with ASCII printable characters other than <, > and @.
+_BRACKETED = re.compile(r"<([!-;=?A-~]+)@([!-;=?A-~]+)>")
+_MSGID_HEADER = re.compile(r"(?i)(?:message-id|in-reply-to|references|msg-id)\s*:[^\n]*$")
+
+
+def message_ref_id(message_id: str) -> str | None:
+    cleaned = message_id.strip().strip("<>").strip()
+    return f"email:{cleaned}" if cleaned and "@" in cleaned and not any(c.isspace() for c in cleaned) else None
+
+
+def _looks_like_message_id(text: str, start: int, local: str, domain: str) -> bool:
+    """<x@y> is a Message-ID in a header line or when the local part is machine-made; else an address."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if _MSGID_HEADER.search(text, line_start, start):
+        return True
+    if any(c in local for c in "$=#&^{}~/") or "." not in domain:
+        return True
+    return len(local) >= 16 and any(c.isdigit() for c in local)
+
+
+# --------------------------------------------------------------------------------------------------- files
+
+_EXT = (r"pdf|docx?|docm|xlsx?|xlsm|pptx?|csv|tsv|txt|rtf|odt|ods|odp|zip|7z|rar|tgz|gz|png|jpe?g|gif|tiff?|"
+        r"msg|eml|json|xml|ya?ml|log|vsdx?|mpp|key|numbers|pages")
+_FILE_STOP = r"\s/\\:*?\"<>|,;，。；：、（）()\[\]【】《》「」『』〈〉“”‘’"
+# Bare names are found from the extension backwards: a left-to-right lazy regex costs 120 steps per character in
+# text without spaces (Chinese), i.e. seconds per 10 kB.
+_FILE_EXT = re.compile(rf"\.(?:{_EXT})(?![A-Za-z0-9])", re.I)
+_FILE_STOP_CHARS = frozenset(re.sub(r"\\(.)", r"\1", _FILE_STOP.replace(r"\s", "")))
+_FILE_MAX_STEM = 120
+_PATH_LIKE_FILE = re.compile(r"(?i)\.(?:xml|json|ya?ml|log)$|^tar\.gz$")
+
+
+def _bare_file_names(text: str):
+    """(start, end) of names like `Q3_quote.xlsx`: the extension plus up to 120 non-separator chars before it,
+    never reaching back into the previous name."""
+    previous_end = 0
+    for m in _FILE_EXT.finditer(text):
+        start = m.start()
+        limit = max(previous_end, m.start() - _FILE_MAX_STEM)
+        while start > limit and not text[start - 1].isspace() and text[start - 1] not in _FILE_STOP_CHARS:
+            start -= 1
+        if start < m.start():
+            yield start, m.end()
+            previous_end = m.end()
+_FILE_BRACKETED = re.compile(rf"([《「『【〈“‘\"])([^\n《》「」『』【】〈〉“”‘’\"]{{1,120}}?\.(?:{_EXT}))([》」』】〉”’\"])", re.I)
+_BRACKET_PAIRS = {"《": "》", "「": "」", "『": "』", "【": "】", "〈": "〉", "“": "”", "‘": "’", '"': '"'}
+# Chinese words that glue onto a bare file name ("请查看附件Q3报价单.pdf", "和合同草案.docx"). Stripped from the front,
+# longest first. Single characters that also start common nouns (发票, 附录, 见面) are left out on purpose.
+_CJK_CONNECTORS = sorted(
+    ["请", "请查看", "查看", "查阅", "参见", "参阅", "参考", "详见", "附件", "附上", "附带", "已附", "已", "上传", "上传了",
+     "发送", "发送了", "和", "及", "以及", "与", "或", "或者", "把", "将", "在", "的", "是", "为", "即", "文件", "下载",
+     "打开", "见附件", "收到", "修改", "更新", "更新了", "最新"], key=len, reverse=True)
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+
+
+_CONNECTOR = re.compile("|".join(map(re.escape, _CJK_CONNECTORS)))    # longest first: alternation order
+
+
+def _strip_connectors(name: str) -> tuple[str, int]:
+    """(name without leading Chinese connector words, number of chars removed)."""
+    removed = 0
+    while _CJK_CHAR.match(name):
+        match = _CONNECTOR.match(name)
+        if match is None:
+            break
+        rest = name[match.end():]
+        if len(rest.rsplit(".", 1)[0]) < 2:          # "附件1.pdf" stays whole
+            break
+        name = rest
+        removed += match.end()
+    return name, removed
