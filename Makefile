@@ -3,7 +3,7 @@ SAMPLE_FROM ?= 2026-03-01
 SAMPLE_TO ?= 2026-06-30
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test test-fast servers bench lock
+.PHONY: setup demo test test-fast lint servers bench lock
 
 setup:
 	./scripts/setup.sh
@@ -15,8 +15,11 @@ servers:
 	./scripts/install_servers.sh
 	./scripts/install_browser.sh
 
-test: setup servers
+test: setup lint servers
 	.venv/bin/python -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	./scripts/lint.sh
 
 test-fast: setup
 	.venv/bin/python -m pytest -m "not slow" $(PYTEST_ARGS)

@@ -23,15 +23,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from connectors.graph.config import GraphConfig  # noqa: E402
 import numpy as np  # noqa: E402
 
-from connectors.graph.embedders import NumpyMiniLMEmbedder, shared_minilm  # noqa: E402
+from connectors.graph.config import GraphConfig  # noqa: E402
+from connectors.graph.embedders import NumpyMiniLMEmbedder  # noqa: E402
 from connectors.graph.to_graphiti import entity_edge, entity_node, episodic_node, mention_edge  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
 from ground.records import Actor, Participant  # noqa: E402
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id  # noqa: E402
 from connectors.registry import episode_facts  # noqa: E402
+from transforms.minilm import shared_minilm  # noqa: E402
 
 UTC = dt.timezone.utc
 FIRST = ["Dana", "Tom", "Priya", "Lee", "Ana", "Omar", "Mei", "Jonas", "Sara", "Ravi", "Ines", "Kofi"]

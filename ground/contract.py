@@ -40,7 +40,7 @@ class FileCheckpoint(Checkpoint):
     files_done: list[str] = Field(default_factory=list)
 
 
-CT = TypeVar("CT", bound=Checkpoint, covariant=True)
+CT = TypeVar("CT", bound=Checkpoint)
 
 
 class Reader(Protocol[CT]):
@@ -59,5 +59,8 @@ def split(items: Iterable[Item]) -> tuple[list[SourceRecord], list[RecordFailure
     records: list[SourceRecord] = []
     failures: list[RecordFailure] = []
     for item in items:
-        (failures if isinstance(item, RecordFailure) else records).append(item)
+        if isinstance(item, RecordFailure):
+            failures.append(item)
+        else:
+            records.append(item)
     return records, failures

@@ -5,7 +5,11 @@ Each source subclasses these, so the flow layer and the CLI handle every source 
 """
 
 
-class SourceConfigError(ValueError):
+class ConfigError(ValueError):
+    """A setting that cannot work; the message says which and what to do (the CLI exits 2 with it)."""
+
+
+class SourceConfigError(ConfigError):
     """A setting is missing or wrong; retrying will not help until the user changes it."""
 
 

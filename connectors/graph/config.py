@@ -7,12 +7,9 @@ from typing import Literal
 from pydantic import BaseModel, Field, SecretStr
 
 from connectors.graph.llm.settings import LLMSettings
+from ground.errors import ConfigError
 
 GROUP_ID_PATTERN = re.compile(r"^[A-Za-z0-9_]+$")
-
-
-class ConfigError(ValueError):
-    """A setting that cannot work; the message says which and what to do."""
 
 
 class EmbedderMismatch(RuntimeError):

@@ -82,7 +82,7 @@ def body_text(msg) -> str | None:
 
 def own_text(body: str) -> str:
     """Lines not quoted ('>') — only used to decide that a message has author text at all."""
-    return "\n".join(l for l in body.splitlines() if not l.lstrip().startswith(">")).strip()
+    return "\n".join(line for line in body.splitlines() if not line.lstrip().startswith(">")).strip()
 
 
 _PREFIX = re.compile(r"^\s*(((re|fwd?|fw|aw|wg|sv)\s*:)|\[(result|canceled|cancelled|\d+/\d+)\])\s*", re.I)

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from connectors.graph.config import ConfigError
-
-from connectors.graph.embedders import NumpyMiniLM, NumpyMiniLMEmbedder, _gelu, shared_minilm
-from connectors.graph.minilm_onnx import OnnxMiniLM
+from connectors.graph.embedders import NumpyMiniLMEmbedder
+from transforms.minilm import shared_minilm
+from transforms.minilm.numpy_pass import NumpyMiniLM, _gelu
+from transforms.minilm.onnx_pass import OnnxMiniLM
 
 # First six dimensions of all-MiniLM-L6-v2 for these sentences, from the straightforward numpy forward pass that
 # matched sentence-transformers at cosine 1.000000 (notes/graphiti.md §4) before the in-place GELU.

@@ -137,7 +137,7 @@ def test_given_a_deleted_issue_then_404_and_full_listing_report_tombstones(https
 
 
 def test_given_an_issue_that_404s_during_the_pull_then_it_is_reported_deleted(httpserver):
-    fake = FakeJira(httpserver, cloud=True, issues=2)
+    FakeJira(httpserver, cloud=True, issues=2)
     httpserver.expect_oneshot_request("/rest/api/3/issue/ACME-2/changelog").respond_with_json(
         {"errorMessages": ["Issue does not exist"]}, status=404)
     items, checkpoint = drain(JiraApiReader(settings(httpserver, full_listing_every=None)))

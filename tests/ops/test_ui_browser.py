@@ -138,8 +138,9 @@ def test_the_materialised_partitions_show(dagster_dev, browser):
 
 @pytest.mark.parametrize("source", SOURCES)
 def test_every_chain_lists_its_checks(dagster_dev, browser, source):
-    _open(browser, f"{dagster_dev}/assets/{source}/episodes?view=checks", *EPISODE_CHECKS)
-    _open(browser, f"{dagster_dev}/assets/{source}/graph?view=checks", *GRAPH_CHECKS)
+    episodes = _open(browser, f"{dagster_dev}/assets/{source}/episodes?view=checks", *EPISODE_CHECKS)
+    graph = _open(browser, f"{dagster_dev}/assets/{source}/graph?view=checks", *GRAPH_CHECKS)
+    assert all(check in episodes for check in EPISODE_CHECKS) and all(check in graph for check in GRAPH_CHECKS)
     if source == "email":
         browser.screenshot(ARTIFACTS / "email-graph-checks.png")
 

@@ -1,7 +1,7 @@
 """IntentClassifier: load a trained pipeline directory and label texts with (intent, confidence)."""
 
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy
 import spacy

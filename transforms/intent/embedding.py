@@ -54,7 +54,7 @@ class IntentEmbedder:
     @property
     def model(self):
         if self._model is None:
-            from connectors.graph.embedders import NumpyMiniLM
+            from transforms.minilm.numpy_pass import NumpyMiniLM
 
             self._model = NumpyMiniLM(max_len=MAX_TOKENS)
         return self._model

@@ -12,7 +12,6 @@ import json
 import re
 from functools import partial
 from pathlib import Path
-from typing import List, Optional
 
 import numpy
 from spacy.language import Language
@@ -66,7 +65,7 @@ def _langid():
     return _LID
 
 
-def text_features(doc: Doc, lexicon: Optional[Lexicon], lang: str, char_ngrams: tuple[int, int]) -> list[str]:
+def text_features(doc: Doc, lexicon: Lexicon | None, lang: str, char_ngrams: tuple[int, int]) -> list[str]:
     """All feature strings of one doc (pure given the lexicon)."""
     text = doc.text[:MAX_CHARS]
     words = [_DIGITS.sub("0", t.lower_) for t in doc if not (t.is_space or t.is_punct) and t.idx < MAX_CHARS]
@@ -91,11 +90,11 @@ def text_features(doc: Doc, lexicon: Optional[Lexicon], lang: str, char_ngrams: 
 class IntentFeatures:
     """spaCy component: computes the feature strings once per doc (see module docstring)."""
 
-    def __init__(self, nlp: Language, name: str, char_ngrams: List[int], use_lexicon: bool):
+    def __init__(self, nlp: Language, name: str, char_ngrams: list[int], use_lexicon: bool):
         self.name = name
         self.char_ngrams = (int(char_ngrams[0]), int(char_ngrams[1])) if char_ngrams else (0, 0)
         self.use_lexicon = use_lexicon
-        self.lexicon: Optional[Lexicon] = None
+        self.lexicon: Lexicon | None = None
 
     def set_lexicon(self, data: dict) -> None:
         self.lexicon = Lexicon.from_dict(data)
@@ -123,7 +122,7 @@ class IntentFeatures:
 
 
 @Language.factory(FACTORY, default_config={"char_ngrams": [3, 5], "use_lexicon": True})
-def make_intent_features(nlp: Language, name: str, char_ngrams: List[int], use_lexicon: bool) -> IntentFeatures:
+def make_intent_features(nlp: Language, name: str, char_ngrams: list[int], use_lexicon: bool) -> IntentFeatures:
     return IntentFeatures(nlp, name, char_ngrams, use_lexicon)
 
 
@@ -136,7 +135,7 @@ def hash_features(feats: list[str]) -> tuple[numpy.ndarray, numpy.ndarray]:
     return numpy.fromiter(counts.keys(), dtype="uint64", count=len(counts)), numpy.fromiter(counts.values(), dtype="float32", count=len(counts))
 
 
-def _hashed_forward(model: Model, docs: List[Doc], is_train: bool):
+def _hashed_forward(model: Model, docs: list[Doc], is_train: bool):
     key = model.attrs["features_key"]
     keys, vals, lengths = [], [], []
     for doc in docs:
@@ -157,7 +156,7 @@ def _hashed_forward(model: Model, docs: List[Doc], is_train: bool):
 
 @registry.architectures("graphfeed.IntentFeatureBOW.v1")
 def build_intent_feature_bow(exclusive_classes: bool = True, length: int = 2**16, features_key: str = FEATURES_KEY,
-                             nO: Optional[int] = None) -> Model:
+                             nO: int | None = None) -> Model:
     """TextCatBOW.v3 with our feature hashing instead of `extract_ngrams(ORTH)`."""
     length = 2 ** (length - 1).bit_length()
     fill_defaults = {"b": NEG_VALUE if exclusive_classes else 0, "W": 0}

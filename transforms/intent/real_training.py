@@ -97,8 +97,9 @@ def calibrate(x: np.ndarray, gold: Sequence[str], folds: np.ndarray, labels: lis
 
 
 def fit_units(units: Sequence[LabelledUnit], labels: list[str], lexicon: Lexicon | None,
-              config: FeatureConfig = FeatureConfig(), embedder: IntentEmbedder | None = None,
+              config: FeatureConfig | None = None, embedder: IntentEmbedder | None = None,
               calibrated: bool = True, l2: float = L2_GRID[2]) -> EmbedIntentClassifier:
+    config = config or FeatureConfig()
     embedder = embedder or shared_embedder()
     inputs = [prepare(u) for u in units]
     gold = [u.label for u in units]

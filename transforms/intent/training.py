@@ -12,7 +12,7 @@ import random
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import spacy
 from spacy.language import Language

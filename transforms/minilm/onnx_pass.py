@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from transforms.minilm.weights import model_dir as weights_dir
+
 OPSET = 17          # LayerNormalization is in the default domain from 17; ReduceL2 still takes axes as an attribute
 
 
@@ -115,9 +117,7 @@ class OnnxMiniLM:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        from connectors.graph.embedders import _model_dir
-
-        d = Path(model_dir) if model_dir else _model_dir()
+        d = Path(model_dir) if model_dir else weights_dir()
         cfg = json.loads((d / "config.json").read_text())
         model = build_model(load_file(str(d / "model.safetensors")), cfg["hidden_size"],
                             cfg["num_attention_heads"], cfg["num_hidden_layers"])

@@ -1,0 +1,34 @@
+"""A torch-free all-MiniLM-L6-v2 sentence encoder (text -> L2-normalised 384-d vector), shared by the intent
+classifier's features and the graph's embeddings: one model per process and runtime.
+"""
+
+import functools
+import os
+from typing import Any
+
+from ground.errors import ConfigError
+
+RUNTIMES = ("onnx", "numpy")
+
+
+def shared_minilm(runtime: str | None = None) -> Any:
+    """One model per process and runtime (~90 MB of weights): ONNX Runtime by default, numpy as the reference.
+
+    Both give the same vectors (float32 rounding, pinned by tests/graph/test_embedders.py), hence one embedder name.
+    GRAPHFEED_MINILM_RUNTIME=numpy selects the numpy pass (no onnxruntime needed).
+    """
+    runtime = runtime or os.environ.get("GRAPHFEED_MINILM_RUNTIME", "onnx")
+    if runtime not in RUNTIMES:
+        raise ConfigError(f"GRAPHFEED_MINILM_RUNTIME={runtime!r}: use one of {', '.join(RUNTIMES)}")
+    return _load_minilm(runtime)
+
+
+@functools.lru_cache(maxsize=2)
+def _load_minilm(runtime: str) -> Any:
+    if runtime == "onnx":
+        from transforms.minilm.onnx_pass import OnnxMiniLM
+
+        return OnnxMiniLM()
+    from transforms.minilm.numpy_pass import NumpyMiniLM
+
+    return NumpyMiniLM()
