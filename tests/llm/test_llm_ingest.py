@@ -5,7 +5,7 @@ import datetime as dt
 
 import pytest
 
-from assets.graph_steps import IngestLimits, IngestStats, write_backlog
+from flow.ingest import IngestLimits, IngestStats, write_backlog
 from connectors.graph.config import GraphConfig
 from connectors.graph.ledger import Ledger, ledger_url_for_home
 from connectors.graph.llm import cli_commands

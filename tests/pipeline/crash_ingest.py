@@ -6,7 +6,7 @@ import signal
 import sys
 from pathlib import Path
 
-from assets.graph_steps import IngestLimits, ingest
+from flow.ingest import IngestLimits, ingest
 from pipelines.resources import GraphResource, LedgerResource
 from pipelines.staging import Staging
 
