@@ -23,12 +23,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
+import connectors.graph  # noqa: E402,F401 - telemetry off before graphiti_core is first imported
 from graphiti_core import Graphiti  # noqa: E402
 from graphiti_core.nodes import EpisodeType  # noqa: E402
 
-from assets.graph_steps import IngestLimits, IngestStats, write_backlog  # noqa: E402
+from flow.ingest import IngestLimits, IngestStats, write_backlog  # noqa: E402
 from connectors.graph.config import GraphConfig  # noqa: E402
 from connectors.graph.embedders import EmbeddingReranker, NumpyMiniLMEmbedder  # noqa: E402
 from connectors.graph.ledger import Ledger, ledger_url_for_home  # noqa: E402

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 import numpy as np  # noqa: E402
 from graphiti_core.cross_encoder.client import CrossEncoderClient  # noqa: E402
