@@ -50,11 +50,6 @@ class Reader(Protocol[CT]):
         ...
 
 
-def drain(gen: Generator[Item, None, Checkpoint]) -> Iterator[Item]:
-    """Iterate a reader and ignore its returned checkpoint (tests, preview)."""
-    yield from gen
-
-
 def split(items: Iterable[Item]) -> tuple[list[SourceRecord], list[RecordFailure]]:
     records: list[SourceRecord] = []
     failures: list[RecordFailure] = []
