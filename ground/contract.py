@@ -5,7 +5,7 @@ so `checkpoint = yield from reader.read(window, checkpoint)` resumes where an in
 """
 
 import datetime as dt
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable
 from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field
