@@ -37,7 +37,8 @@ from connectors.graph.llm.estimate import estimate_episodes  # noqa: E402
 from connectors.graph.llm.meter import UsageMeter  # noqa: E402
 from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice  # noqa: E402
 from connectors.graph.llm.settings import LLMSettings  # noqa: E402
-from connectors.graph.writer import GraphWriter, SyncGraphWriter  # noqa: E402
+from connectors.graph.sync_facade import SyncGraphWriter  # noqa: E402
+from connectors.graph.writer import GraphWriter  # noqa: E402
 from ground.records import RecordFailure  # noqa: E402
 from connectors.registry import export_reader  # noqa: E402
 from tests.llm.scripted_server import ScriptedOpenAI  # noqa: E402

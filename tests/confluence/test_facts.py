@@ -59,7 +59,7 @@ def test_comment_facts_link_the_comment_to_its_page():
 @pytest.mark.parametrize("order", [[0, 1, 2], [2, 0, 1]])
 def test_given_both_arrival_orders_then_search_answers_owner_now_and_before(order, tmp_path):
     from connectors.graph.config import GraphConfig
-    from connectors.graph.writer import SyncGraphWriter
+    from connectors.graph.sync_facade import SyncGraphWriter
 
     versions = charter(episodes())
     steps = [versions["1"], versions["2"], versions["3"]]

@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ground.contract import split
-from connectors.graph.writer import SyncGraphWriter
+from connectors.graph.sync_facade import SyncGraphWriter
 from connectors.jira import JiraExportReader
 from connectors.salesforce import SalesforceExportReader
 from transforms.build import EpisodeSettings, make_episode, record_text

@@ -6,7 +6,8 @@ import datetime as dt
 import pytest
 
 from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig
-from connectors.graph.writer import GraphWriter, SyncGraphWriter
+from connectors.graph.sync_facade import SyncGraphWriter
+from connectors.graph.writer import GraphWriter
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, PRIYA, TOM, contact_change, email_episode
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from transforms.facts import entity_uuid

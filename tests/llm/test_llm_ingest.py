@@ -10,7 +10,7 @@ from connectors.graph.config import GraphConfig
 from connectors.graph.ledger import Ledger, ledger_url_for_home
 from connectors.graph.llm import cli_commands
 from connectors.graph.llm.store import LLMStore
-from connectors.graph.writer import SyncGraphWriter
+from connectors.graph.sync_facade import SyncGraphWriter
 from tests.llm.conftest import T0, llm_config, mail
 
 TEXTS = [

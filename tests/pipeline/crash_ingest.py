@@ -15,8 +15,8 @@ class KillAfterWrite:
     def __init__(self, writer, kill_at_batch: int):
         self.writer, self.kill_at_batch, self.batches = writer, kill_at_batch, 0
 
-    def write_batch(self, episodes, extra_facts=None):
-        result = self.writer.write_batch(episodes, extra_facts)
+    def write(self, batch, budget):
+        result = self.writer.write(batch, budget)
         self.batches += 1
         if self.batches == self.kill_at_batch:
             os.kill(os.getpid(), signal.SIGKILL)

@@ -14,7 +14,7 @@ import pytest
 
 from ground.contract import split
 from connectors.graph.config import GraphConfig
-from connectors.graph.writer import SyncGraphWriter
+from connectors.graph.sync_facade import SyncGraphWriter
 from connectors.salesforce import SalesforceExportReader
 from transforms.build import EpisodeSettings, make_episode, record_text
 from transforms.fact_extractors import episode_facts
