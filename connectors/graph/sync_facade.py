@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from connectors.graph.config import GraphConfig
+from connectors.graph.reader import GraphReader
 from connectors.graph.sink import BatchResult, Budget
 from connectors.graph.writer import GraphWriter
 from transforms.episode import Episode
@@ -86,13 +87,23 @@ class SyncGraphWriter:
     def invalidate_episodes(self, episode_ids: Sequence[str], at: dt.datetime, group_id: str | None = None) -> int:
         return self._run(self._writer.invalidate_episodes(episode_ids, at, group_id))
 
-    def search(self, query: str, *, group_id: str, as_of: dt.datetime | None = None, limit: int = 10,
-               intents: Sequence[str] = (), sources: Sequence[str] = ()) -> list:
-        return self._run(self._writer.search(query, group_id=group_id, as_of=as_of, limit=limit, intents=intents,
-                                             sources=sources))
-
     def __enter__(self) -> "SyncGraphWriter":
         return self.open()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class SyncGraphReader:
+    """Blocking fact search over an open SyncGraphWriter's connections, on its loop: the read side's API
+    (GraphReader.search_facts), for code that writes and then reads its answers (tests, benches)."""
+
+    def __init__(self, writer: SyncGraphWriter):
+        self._writer = writer
+
+    def search(self, query: str, *, group_id: str, as_of: dt.datetime | None = None,
+               known_at: dt.datetime | None = None, limit: int = 10, intents: Sequence[str] = (),
+               sources: Sequence[str] = ()) -> Any:
+        reader = GraphReader.sharing(self._writer.writer)
+        return self._writer.run(reader.search_facts(query, group_id=group_id, as_of=as_of, known_at=known_at,
+                                                    limit=limit, intents=intents, sources=sources))

@@ -199,19 +199,3 @@ class GraphWriter(UsesEmbedder):
                                   group_id: str | None = None) -> int:
         """Episodes deleted upstream: facts that only they support end at `at` (tombstones.py). Returns how many."""
         return await invalidate_episodes(self, episode_ids, at, group_id)
-
-    # ------------------------------------------------------------------ search
-
-    async def search(self, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                     limit: int = 10, intents: Sequence[str] = (), sources: Sequence[str] = ()) -> list:
-        """intents/sources: only facts that episodes with one of these intents / from one of these sources support."""
-        from connectors.graph.search import search_facts
-
-        if intents or sources:
-            from connectors.graph.episode_read import EpisodeFilters
-            from connectors.graph.fact_filters import search_facts_of_episodes
-
-            filters = EpisodeFilters(intents=list(intents), sources=list(sources))
-            return await search_facts_of_episodes(self, query, group_id=group_id, filters=filters, as_of=as_of,
-                                                  limit=limit)
-        return await search_facts(self, query, group_id=group_id, as_of=as_of, limit=limit)
