@@ -1,14 +1,16 @@
-"""GraphWriter: episodes -> Graphiti graph in structured mode (no LLM), one batch = one unit, idempotent on rerun.
+"""GraphWriter: episodes -> Graphiti graph, one batch = one unit, idempotent on rerun. It composes the parts:
 
-Per batch and group: check the recorded embedder (before writing anything), extract FactSets, read what is stored for the
-touched entities/edges/slots, merge (episode lists union, earliest valid_at, original created_at), recompute every touched
-single-valued slot, embed in batches, then ONE write transaction (graphiti's add_nodes_and_edges_bulk_tx + our extra
-Episodic properties + slot updates + the meta node). Neo4j commits that atomically; FalkorDB has no multi-statement
-transactions, so there a failed batch is repaired by rerunning it (every id is deterministic).
+- structured_writes.py: the exact system-of-record facts, per group ONE write transaction (Neo4j commits it
+  atomically; FalkorDB has no multi-statement transactions, so there a failed batch is repaired by rerunning it: every
+  id is deterministic);
+- llm_extraction.py: sources in "llm"/"both" mode through Graphiti's add_episode, within the call's budget;
+- tombstones.py: episodes deleted upstream end the facts only they support.
 
-Both clocks survive reruns and backfills: created_at is the first recording, every change of an edge's end or expiry
+Per batch: check the recorded embedder of every touched group (before writing anything), extract FactSets, write. Both
+clocks survive reruns and backfills: created_at is the first recording, every change of an edge's end or expiry
 appends a revision (known_at.py reads the interval as known at any moment), and an edge whose records were deleted
-upstream keeps its tombstone when a backfill brings the record again.
+upstream keeps its tombstone when a backfill brings the record again. sync_facade.py is the blocking GraphSink over it;
+reading (search) goes through reader.py.
 """
 
 import asyncio
