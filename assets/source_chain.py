@@ -9,7 +9,7 @@ import warnings
 
 import dagster as dg
 
-from assets.graph_steps import IngestLimits, ingest
+from flow.ingest import IngestLimits, ingest
 from assets.intent_model import INTENT_MODEL_KEY
 from assets.steps import EPISODES, FAILURES, RAW, stage_episodes, stage_raw_records
 from connectors.graph.config import EmbedderMismatch

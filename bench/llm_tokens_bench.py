@@ -23,12 +23,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
+import connectors.graph  # noqa: E402,F401 - telemetry off before graphiti_core is first imported
 from graphiti_core import Graphiti  # noqa: E402
 from graphiti_core.nodes import EpisodeType  # noqa: E402
 
-from assets.graph_steps import IngestLimits, IngestStats, write_backlog  # noqa: E402
+from flow.ingest import IngestLimits, IngestStats, write_backlog  # noqa: E402
 from connectors.graph.config import GraphConfig  # noqa: E402
 from connectors.graph.embedders import EmbeddingReranker, NumpyMiniLMEmbedder  # noqa: E402
 from connectors.graph.ledger import Ledger, ledger_url_for_home  # noqa: E402
@@ -37,7 +37,8 @@ from connectors.graph.llm.estimate import estimate_episodes  # noqa: E402
 from connectors.graph.llm.meter import UsageMeter  # noqa: E402
 from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice  # noqa: E402
 from connectors.graph.llm.settings import LLMSettings  # noqa: E402
-from connectors.graph.writer import GraphWriter, SyncGraphWriter  # noqa: E402
+from connectors.graph.sync_facade import SyncGraphWriter  # noqa: E402
+from connectors.graph.writer import GraphWriter  # noqa: E402
 from ground.records import RecordFailure  # noqa: E402
 from connectors.registry import export_reader  # noqa: E402
 from tests.llm.scripted_server import ScriptedOpenAI  # noqa: E402

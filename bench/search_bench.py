@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.synthetic_graph import SPAN_DAYS, START, write_synthetic  # noqa: E402
 from connectors.graph.config import GraphConfig  # noqa: E402
 from connectors.graph.search import as_of_filter, candidates, search_config  # noqa: E402
+from connectors.graph.reader import GraphReader  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
 
 LIMIT = 10
@@ -58,9 +59,10 @@ async def limit_baseline(writer: GraphWriter, group_id: str, seconds: int) -> No
 
 async def graphfeed(writer: GraphWriter, group_id: str, questions: list[str], at: list[dt.datetime | None]):
     ms, degraded = [], 0
+    reader = GraphReader.sharing(writer)
     for question, moment in zip(questions, at):
         t = time.perf_counter()
-        hits = await writer.search(question, group_id=group_id, as_of=moment, limit=LIMIT)
+        hits = await reader.search_facts(question, group_id=group_id, as_of=moment, limit=LIMIT)
         ms.append((time.perf_counter() - t) * 1000)
         degraded += bool(hits.degraded)
     return ms, degraded

@@ -5,7 +5,7 @@ so `checkpoint = yield from reader.read(window, checkpoint)` resumes where an in
 """
 
 import datetime as dt
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable
 from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field
@@ -48,11 +48,6 @@ class Reader(Protocol[CT]):
 
     def read(self, window: TimeWindow | None, checkpoint: CT | None = None) -> Generator[Item, None, CT]:
         ...
-
-
-def drain(gen: Generator[Item, None, Checkpoint]) -> Iterator[Item]:
-    """Iterate a reader and ignore its returned checkpoint (tests, preview)."""
-    yield from gen
 
 
 def split(items: Iterable[Item]) -> tuple[list[SourceRecord], list[RecordFailure]]:

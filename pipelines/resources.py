@@ -169,7 +169,7 @@ class GraphResource(dg.ConfigurableResource):
         )
 
     def writer(self, home: Path):
-        from connectors.graph.writer import SyncGraphWriter
+        from connectors.graph.sync_facade import SyncGraphWriter
 
         return SyncGraphWriter(self.graph_config(home))
 

@@ -8,17 +8,14 @@ on indexed strings, which breaks as-of filters; notes/graphiti.md §7.2), and se
 import asyncio
 import datetime as dt
 import logging
-import os
 from typing import Any
 
-os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
+from graphiti_core.driver.driver import GraphDriver, GraphProvider
+from graphiti_core.helpers import parse_db_date
 
-from graphiti_core.driver.driver import GraphDriver, GraphProvider  # noqa: E402
-from graphiti_core.helpers import parse_db_date  # noqa: E402
-
-from connectors.graph.config import ConfigError, GraphConfig, validate_group_id  # noqa: E402
-from connectors.graph.embedded_falkor import EmbeddedFalkor  # noqa: E402
-from connectors.graph.search_indexes import ensure_vector_indexes  # noqa: E402
+from connectors.graph.config import ConfigError, GraphConfig, validate_group_id
+from connectors.graph.embedded_falkor import EmbeddedFalkor
+from connectors.graph.search_indexes import ensure_vector_indexes
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,6 @@ import os
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 import numpy as np  # noqa: E402
 from graphiti_core.cross_encoder.client import CrossEncoderClient  # noqa: E402

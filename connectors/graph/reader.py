@@ -22,21 +22,31 @@ class GraphReader(UsesEmbedder):
     """`async with GraphReader(config) as r:` then search_facts / fact_history / search_episodes / get_episode /
     list_episodes. Every call first checks the group's stamp (pins.py): embedder, schema and graphiti-core versions."""
 
-    def __init__(self, config: GraphConfig, *, embedder: Any = None, clock: Callable[[], dt.datetime] = utcnow):
+    def __init__(self, config: GraphConfig, *, embedder: Any = None, clock: Callable[[], dt.datetime] = utcnow,
+                 backend: GraphBackend | None = None):
         self.config = config.check()
-        self.backend = GraphBackend(config)
+        self._owns_backend = backend is None          # a shared backend is opened and closed by its owner
+        self.backend = GraphBackend(config) if backend is None else backend
         self._embedder = embedder
         self.clock = clock
         self._graphiti: dict[str, Any] = {}
         self._checked: set[str] = set()
 
+    @classmethod
+    def sharing(cls, writer: Any) -> "GraphReader":
+        """A reader over an open GraphWriter's connections and embedder (a write then its answers, in tests and
+        benches): nothing to open or close, and it still checks each group's stamp before reading."""
+        return cls(writer.config, embedder=writer.embedder, clock=writer.clock, backend=writer.backend)
+
     async def __aenter__(self) -> "GraphReader":
-        await self.backend.open()
+        if self._owns_backend:
+            await self.backend.open()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         self._graphiti.clear()
-        await self.backend.close()
+        if self._owns_backend:
+            await self.backend.close()
 
     async def graphiti(self, group_id: str) -> Any:
         await self.check_group(group_id)

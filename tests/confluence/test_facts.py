@@ -59,15 +59,16 @@ def test_comment_facts_link_the_comment_to_its_page():
 @pytest.mark.parametrize("order", [[0, 1, 2], [2, 0, 1]])
 def test_given_both_arrival_orders_then_search_answers_owner_now_and_before(order, tmp_path):
     from connectors.graph.config import GraphConfig
-    from connectors.graph.writer import SyncGraphWriter
+    from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 
     versions = charter(episodes())
     steps = [versions["1"], versions["2"], versions["3"]]
     with SyncGraphWriter(GraphConfig(home=tmp_path, domain_orgs=ORGS), extractor=confluence_facts) as writer:
+        reader = SyncGraphReader(writer)
         for i in order:
             writer.write_batch([steps[i]])
-        now = writer.search("Who owns the Project Charter?", group_id="confluence_ACME", limit=10)
-        before = writer.search("Who owns the Project Charter?", group_id="confluence_ACME",
+        now = reader.search("Who owns the Project Charter?", group_id="confluence_ACME", limit=10)
+        before = reader.search("Who owns the Project Charter?", group_id="confluence_ACME",
                                as_of=dt.datetime(2026, 5, 1, tzinfo=UTC), limit=10)
     now_owner = [h.fact for h in now if "is owned by" in h.fact]
     before_owner = [h.fact for h in before if "is owned by" in h.fact]

@@ -1,6 +1,5 @@
 """Graph test fixtures: a private embedded FalkorDB home per test (Neo4j comes from the root conftest's servers)."""
 
-import os
 import shutil
 import tempfile
 import uuid
@@ -8,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 
 @pytest.fixture
 def graph_home():

@@ -7,6 +7,7 @@ import datetime as dt
 
 import pytest
 
+from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
 from tests.graph.scenario import JUNE, MARCH, contact_change
 
@@ -36,14 +37,16 @@ async def run_scenario(config, group_id: str, order: list[int], ingest_times: li
         return current["t"]
 
     async with GraphWriter(config, clock=clock) as writer:
+        reader = GraphReader.sharing(writer)
         results = []
         for i in order:
             current["t"] = next(clock_values)
             episode, facts = steps[i]
             results.append(await writer.write_batch([episode], {group_id: facts}))
         state = await edge_state(writer, group_id)
-        now_hits = await writer.search(QUESTION, group_id=group_id, limit=5)
-        asof_hits = await writer.search(QUESTION, group_id=group_id, as_of=dt.datetime(2026, 5, 1, tzinfo=UTC), limit=5)
+        now_hits = await reader.search_facts(QUESTION, group_id=group_id, limit=5)
+        asof_hits = await reader.search_facts(QUESTION, group_id=group_id, as_of=dt.datetime(2026, 5, 1, tzinfo=UTC),
+                                              limit=5)
     return steps, results, state, now_hits, asof_hits
 
 

@@ -14,6 +14,7 @@ import pytest
 from connectors.confluence import ConfluenceExportReader
 from ground.contract import split
 from connectors.graph.backend import as_datetime
+from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
 from transforms.build import EpisodeSettings, make_episode
 
@@ -64,6 +65,7 @@ async def property_edges(writer, group_id):
 
 async def run(config, group_id, steps, order):
     async with GraphWriter(config) as writer:
+        reader = GraphReader.sharing(writer)
         for i in order:
             await writer.write_batch([steps[i]])
         edges = await property_edges(writer, group_id)
@@ -71,9 +73,9 @@ async def run(config, group_id, steps, order):
             group_id, "MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.name = 'HAS_PROPERTY' "
                       "AND e.property_key = 'owner' RETURN DISTINCT o.key AS key", g=group_id)
         question = "Who is the owner of the Warehouse migration plan?"
-        now = await writer.search(question, group_id=group_id, limit=10)
-        april = await writer.search(question, group_id=group_id, as_of=dt.datetime(2026, 4, 1, tzinfo=UTC),
-                                    limit=10)
+        now = await reader.search_facts(question, group_id=group_id, limit=10)
+        april = await reader.search_facts(question, group_id=group_id, as_of=dt.datetime(2026, 4, 1, tzinfo=UTC),
+                                          limit=10)
     return edges, sorted(r["key"] for r in owners), now, april
 
 

@@ -4,7 +4,7 @@ to the graph, then search answers who the contact was before the change and who 
 import datetime as dt
 from pathlib import Path
 
-from connectors.graph.writer import SyncGraphWriter
+from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from tests.salesforce.test_salesforce_graph import EXPORTS, episodes_of, extractor
 
 UTC = dt.timezone.utc
@@ -15,11 +15,12 @@ QUESTION = "Who is the primary contact of Acme Corp?"
 def test_given_the_snapshot_after_the_flip_then_as_of_before_it_the_old_contact_answers(backend_config, group_id):
     later: Path = EXPORTS[-1]
     with SyncGraphWriter(backend_config(), extractor=extractor) as writer:
+        reader = SyncGraphReader(writer)
         writer.write_batch(episodes_of(later, group_id))
-        now = [h for h in writer.search(QUESTION, group_id=group_id, limit=10) if h.name == "HAS_CONTACT"]
-        before = [h for h in writer.search(QUESTION, group_id=group_id, as_of=dt.datetime(2026, 5, 1, tzinfo=UTC),
+        now = [h for h in reader.search(QUESTION, group_id=group_id, limit=10) if h.name == "HAS_CONTACT"]
+        before = [h for h in reader.search(QUESTION, group_id=group_id, as_of=dt.datetime(2026, 5, 1, tzinfo=UTC),
                                            limit=10) if h.name == "HAS_CONTACT"]
-        edge = [h for h in writer.search(QUESTION, group_id=group_id, as_of=FLIP - dt.timedelta(seconds=1), limit=10)
+        edge = [h for h in reader.search(QUESTION, group_id=group_id, as_of=FLIP - dt.timedelta(seconds=1), limit=10)
                 if h.name == "HAS_CONTACT"]
     assert now[0].object == "Priya Raman" and now[0].valid_at == FLIP and now[0].invalid_at is None
     assert [h.object for h in before] == ["Dana Whitfield"]

@@ -10,6 +10,7 @@ import pytest
 
 from bench.synthetic_graph import write_synthetic
 from connectors.graph.search_indexes import fulltext_indexes, vector_indexes
+from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
 from tests.graph.scenario import JUNE, MARCH, PRIYA, TOM, contact_change, email_episode
 
@@ -84,13 +85,14 @@ async def test_search_goes_through_the_vector_index(graph_home, group_id):
     from tests.graph.conftest import graph_config
 
     async with GraphWriter(graph_config("falkordb-embedded", graph_home)) as writer:
+        reader = GraphReader.sharing(writer)
         await write_small_company(writer, group_id)
-        assert (await writer.search(QUESTIONS[0], group_id=group_id)).degraded == []
+        assert (await reader.search_facts(QUESTIONS[0], group_id=group_id)).degraded == []
         # given the fact vector index is gone (FalkorDB: the group's own graph)
         graph = writer.backend._falkor_client.select_graph(group_id)
         await graph.query("DROP VECTOR INDEX FOR ()-[e:RELATES_TO]-() ON (e.fact_embedding)")
         # when searching, then the vector step fails and says so, and the other steps still answer
-        hits = await writer.search(QUESTIONS[0], group_id=group_id)
+        hits = await reader.search_facts(QUESTIONS[0], group_id=group_id)
         assert [d.split(":")[0] for d in hits.degraded] == ["vector"]
         assert hits and hits[0].name == "HAS_CONTACT"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ground.contract import split
-from connectors.graph.writer import SyncGraphWriter
+from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from connectors.jira import JiraExportReader
 from connectors.salesforce import SalesforceExportReader
 from transforms.build import EpisodeSettings, make_episode, record_text
@@ -57,8 +57,9 @@ def episodes(paths: list[Path], group_id: str, currency: str | None = None, fail
 
 def wrong_answers(writer: SyncGraphWriter, group_id: str, questions: list[Question]) -> list[str]:
     wrong = []
+    reader = SyncGraphReader(writer)
     for q in questions:
-        hits = writer.search(q.ask, group_id=group_id, as_of=q.as_of, limit=10)
+        hits = reader.search(q.ask, group_id=group_id, as_of=q.as_of, limit=10)
         hit = next((h for h in hits if h.name == q.relation and h.subject == q.subject), None)
         got = None if hit is None else (hit.object, hit.valid_at, hit.invalid_at,
                                         [e.name for e in hit.episodes][:1])
@@ -133,6 +134,7 @@ KESTREL = [
 
 def test_second_company_now_and_as_of_answers(backend_config, group_id):
     with SyncGraphWriter(backend_config(), extractor=extractor) as writer:
+        reader = SyncGraphReader(writer)
         groups = {"plain": (group_id, None), "nok": (group_id + "_nok", "NOK"), "kestrel": (group_id + "_k", "USD")}
         for batch in episodes([SCENARIO / "fjordline"], groups["plain"][0]):
             writer.write_batch(batch)
@@ -146,7 +148,7 @@ def test_second_company_now_and_as_of_answers(backend_config, group_id):
         wrong += wrong_answers(writer, groups["kestrel"][0], KESTREL)
         wrong += wrong_answers(writer, groups["plain"][0], JIRA_QUESTIONS)
         # no unit the data does not carry: the currency-less org's amount facts name none
-        plain = writer.search(f"{TELEMATICS} has the amount", group_id=groups["plain"][0], limit=20)
+        plain = reader.search(f"{TELEMATICS} has the amount", group_id=groups["plain"][0], limit=20)
         units = [h.fact for h in plain if h.name == "HAS_AMOUNT" and re.search(r"\b[A-Z]{3} \d", h.fact)]
     assert wrong == []
     assert units == []

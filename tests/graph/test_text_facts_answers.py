@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
 from ground.records import RecordFailure
 from pipelines.resources import IntentModelResource, SourceApisResource
@@ -105,7 +106,8 @@ def test_search_and_the_mcp_client_answer_who_escalated_confirmed_and_decided_an
 
     async def search():
         async with GraphWriter(config) as writer:
-            return {key: [h.model_dump(mode="json") for h in await writer.search(q, group_id=group, limit=5)]
+            reader = GraphReader.sharing(writer)
+            return {key: [h.model_dump(mode="json") for h in await reader.search_facts(q, group_id=group, limit=5)]
                     for key, q in QUESTIONS.items()}
 
     check(asyncio.run(search()))
@@ -126,7 +128,8 @@ def check_filters(config, group: str) -> None:
     """--intent/--source: only facts that a matching episode supports, filtered inside the query."""
     async def search(**filters):
         async with GraphWriter(config) as writer:
-            return await writer.search("Acme data migration", group_id=group, limit=10, **filters)
+            reader = GraphReader.sharing(writer)
+            return await reader.search_facts("Acme data migration", group_id=group, limit=10, **filters)
 
     def supported(hit, source=None, intent=None) -> bool:
         return any((source is None or e.source == source)

@@ -6,7 +6,8 @@ import datetime as dt
 import pytest
 
 from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig
-from connectors.graph.writer import GraphWriter, SyncGraphWriter
+from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
+from connectors.graph.writer import GraphWriter
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, PRIYA, TOM, contact_change, email_episode
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from transforms.facts import entity_uuid
@@ -129,10 +130,11 @@ def test_tombstone_invalidates_only_facts_of_that_episode_and_restores_the_prede
     steps = contact_change(group)
     at = dt.datetime(2026, 8, 1, tzinfo=UTC)
     with SyncGraphWriter(GraphConfig(home=graph_home)) as writer:
+        reader = SyncGraphReader(writer)
         for episode, facts in steps:
             writer.write_batch([episode], {group: facts})
         invalidated = writer.invalidate_episodes([steps[1][0].id], at)          # June record deleted upstream
-        hits = writer.search("Who is the primary contact of Acme Corp?", group_id=group)
+        hits = reader.search("Who is the primary contact of Acme Corp?", group_id=group)
     assert invalidated == 1
     current = [h for h in hits if h.holds_at(dt.datetime(2026, 9, 1, tzinfo=UTC))]
     assert [h.object for h in current if h.name == "HAS_CONTACT"] == ["Dana Whitfield"]
@@ -142,8 +144,9 @@ def test_tombstone_invalidates_only_facts_of_that_episode_and_restores_the_prede
 
 def test_search_without_an_llm_never_calls_one(graph_home):
     with SyncGraphWriter(GraphConfig(home=graph_home)) as writer:
+        reader = SyncGraphReader(writer)
         writer.write_batch(mail_batch("acme"))
-        hits = writer.search("Who replied about the budget?", group_id="acme", limit=5)
+        hits = reader.search("Who replied about the budget?", group_id="acme", limit=5)
         llm = writer._run(writer.writer.graphiti("acme")).llm_client
     assert hits and llm.calls == 0
     assert any(h.name == "REPLIED_TO" for h in hits) or any("Re: Q2 budget" in h.fact for h in hits)

@@ -68,18 +68,19 @@ def test_given_the_same_episode_twice_then_the_facts_are_identical():
 @pytest.mark.parametrize("order", [(0, 1), (1, 0)], ids=["in-order", "out-of-order"])
 def test_given_either_arrival_order_then_search_answers_who_is_assigned_now_and_before(order):
     from connectors.graph.config import GraphConfig
-    from connectors.graph.writer import SyncGraphWriter
+    from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 
     home = Path(tempfile.mkdtemp(prefix="gfj-"))
     try:
         episodes = before_and_after()
         config = GraphConfig(backend="falkordb-embedded", home=home, domain_orgs=ORGS)
         with SyncGraphWriter(config, extractor=extractor) as writer:
+            reader = SyncGraphReader(writer)
             for i in order:
                 writer.write_batch([episodes[i]])
             question = "Who is ACME-12 data migration assigned to?"
-            now = [h for h in writer.search(question, group_id="graphfeed", limit=10) if h.name == "ASSIGNED_TO"]
-            before = [h for h in writer.search(question, group_id="graphfeed", limit=10,
+            now = [h for h in reader.search(question, group_id="graphfeed", limit=10) if h.name == "ASSIGNED_TO"]
+            before = [h for h in reader.search(question, group_id="graphfeed", limit=10,
                                                as_of=dt.datetime(2026, 4, 1, tzinfo=UTC)) if h.name == "ASSIGNED_TO"]
     finally:
         shutil.rmtree(home, ignore_errors=True)

@@ -1,6 +1,7 @@
 import threading
 
-from connectors.graph.ledger import CHUNK, Ledger, Status
+from connectors.graph.ledger import Ledger, Status
+from connectors.graph.ledger_engine import CHUNK
 from tests.ledger.factory import DAY, make_episode, many
 
 

@@ -3,7 +3,8 @@ import datetime as dt
 import pytest
 import sqlalchemy as sa
 
-from connectors.graph.ledger import BAD_PAYLOAD, Status
+from connectors.graph.ledger import Status
+from connectors.graph.ledger_engine import BAD_PAYLOAD
 from connectors.graph.ledger_models import MAX_ERROR_CHARS
 from tests.ledger.factory import DAY, make_episode, many
 
@@ -48,13 +49,13 @@ def test_mark_failed_leaves_finished_rows_alone_and_rejects_unknown_ids(ledger):
         ledger.mark_failed(ep.id, "api_error", "x", max_attempts=0)
 
 
-def test_a_batch_failing_together_is_marked_in_one_call(ledger):
+def test_a_batch_failing_together_is_marked_episode_by_episode(ledger):
     eps = many("jira", 3)
     ledger.register(eps, "2025-06-01")
 
-    statuses = ledger.mark_failed_many([e.id for e in eps], "api_error", "batch rejected", max_attempts=1)
+    statuses = [ledger.mark_failed(e.id, "api_error", "batch rejected", max_attempts=1) for e in eps]
 
-    assert set(statuses.values()) == {"quarantined"}
+    assert set(statuses) == {"quarantined"}
     assert ledger.counts()["quarantined"] == 3
 
 

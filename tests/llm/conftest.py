@@ -1,7 +1,6 @@
 """LLM-path fixtures: the scripted OpenAI-compatible server, a private graph home, configs that point at both."""
 
 import datetime as dt
-import os
 import shutil
 import tempfile
 import uuid
@@ -9,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
-
-from tests.llm.scripted_server import ScriptedOpenAI  # noqa: E402
+from tests.llm.scripted_server import ScriptedOpenAI
 
 T0 = dt.datetime(2026, 4, 1, 9, 0, tzinfo=dt.timezone.utc)
 

@@ -5,12 +5,12 @@ import datetime as dt
 
 import pytest
 
-from assets.graph_steps import IngestLimits, IngestStats, write_backlog
+from flow.ingest import IngestLimits, IngestStats, write_backlog
 from connectors.graph.config import GraphConfig
 from connectors.graph.ledger import Ledger, ledger_url_for_home
 from connectors.graph.llm import cli_commands
 from connectors.graph.llm.store import LLMStore
-from connectors.graph.writer import SyncGraphWriter
+from connectors.graph.sync_facade import SyncGraphWriter
 from tests.llm.conftest import T0, llm_config, mail
 
 TEXTS = [

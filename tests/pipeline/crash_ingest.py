@@ -6,7 +6,7 @@ import signal
 import sys
 from pathlib import Path
 
-from assets.graph_steps import IngestLimits, ingest
+from flow.ingest import IngestLimits, ingest
 from pipelines.resources import GraphResource, LedgerResource
 from pipelines.staging import Staging
 
@@ -15,8 +15,8 @@ class KillAfterWrite:
     def __init__(self, writer, kill_at_batch: int):
         self.writer, self.kill_at_batch, self.batches = writer, kill_at_batch, 0
 
-    def write_batch(self, episodes, extra_facts=None):
-        result = self.writer.write_batch(episodes, extra_facts)
+    def write(self, batch, budget):
+        result = self.writer.write(batch, budget)
         self.batches += 1
         if self.batches == self.kill_at_batch:
             os.kill(os.getpid(), signal.SIGKILL)

@@ -9,7 +9,7 @@ import sys
 import dagster as dg
 import pytest
 
-from assets.graph_steps import IngestLimits, ingest
+from flow.ingest import IngestLimits, ingest
 from assets.source_chain import build_source_chain
 from connectors.graph.embedded_falkor import EmbeddedFalkor
 from pipelines.resources import GraphResource, LedgerResource

@@ -7,6 +7,7 @@ import dagster as dg
 import pytest
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
+from connectors.graph.sync_facade import SyncGraphReader
 from pipelines.definitions import defs
 from tests.pipeline.conftest import sample_resources
 
@@ -22,8 +23,9 @@ def answers(module_home, model_cache):
                                   ASSET_PARTITION_RANGE_END_TAG: "2026-06-30"})
     assert result.success
     with resources["graph"].writer(resources["home"].root) as writer:
+        reader = SyncGraphReader(writer)
         def ask(question: str, as_of: dt.datetime | None = None):
-            return writer.search(question, group_id="graphfeed", as_of=as_of, limit=3)[0]
+            return reader.search(question, group_id="graphfeed", as_of=as_of, limit=3)[0]
         yield ask
 
 

@@ -6,7 +6,7 @@ import datetime as dt
 import dagster as dg
 import pytest
 
-from assets.graph_steps import IngestLimits, ingest
+from flow.ingest import IngestLimits, ingest
 from assets.source_chain import build_source_chain
 from assets.steps import TOMBSTONES, Tombstone
 from pipelines.staging import Staging

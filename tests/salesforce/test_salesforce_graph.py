@@ -14,7 +14,7 @@ import pytest
 
 from ground.contract import split
 from connectors.graph.config import GraphConfig
-from connectors.graph.writer import SyncGraphWriter
+from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from connectors.salesforce import SalesforceExportReader
 from transforms.build import EpisodeSettings, make_episode, record_text
 from connectors.registry import episode_facts
@@ -73,17 +73,18 @@ def home():
 def ingest_and_ask(home: Path, order: list[Path]):
     group = "sf_sample"
     with SyncGraphWriter(GraphConfig(home=home), extractor=extractor) as writer:
+        reader = SyncGraphReader(writer)
         for path in order:
             writer.write_batch(episodes_of(path, group))
         ask = "Who is the primary contact of Acme Corp?"
-        now = writer.search(ask, group_id=group, limit=20)
-        before = writer.search(ask, group_id=group, as_of=dt.datetime(2026, 5, 1, tzinfo=UTC), limit=5)
-        edge = {m: writer.search(ask, group_id=group, as_of=dt.datetime(2026, 6, 8, 14, m, tzinfo=UTC), limit=5)
+        now = reader.search(ask, group_id=group, limit=20)
+        before = reader.search(ask, group_id=group, as_of=dt.datetime(2026, 5, 1, tzinfo=UTC), limit=5)
+        edge = {m: reader.search(ask, group_id=group, as_of=dt.datetime(2026, 6, 8, 14, m, tzinfo=UTC), limit=5)
                 for m in (9, 11)}
         stage_q = "Acme Corp - Data Platform 2026 is in stage"
-        stage_april = {day: writer.search(stage_q, group_id=group, as_of=dt.datetime(2026, *day, tzinfo=UTC), limit=10)
+        stage_april = {day: reader.search(stage_q, group_id=group, as_of=dt.datetime(2026, *day, tzinfo=UTC), limit=10)
                        for day in ((3, 3), (3, 10), (4, 1))}
-        stage_now = writer.search(stage_q, group_id=group, limit=10)
+        stage_now = reader.search(stage_q, group_id=group, limit=10)
     return now, before, stage_april, stage_now, edge
 
 

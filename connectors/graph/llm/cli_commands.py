@@ -179,7 +179,7 @@ def review_approve(graph_config: Any, store_url: str, keys: Sequence[str] | None
                    source: str | None = None, out: TextIO | None = None) -> int:
     """Approve the given chunk uuids / episode ids (all pending ones, optionally of one source, when none given)."""
     out = out or sys.stdout
-    from connectors.graph.writer import SyncGraphWriter
+    from connectors.graph.sync_facade import SyncGraphWriter
 
     store = LLMStore(store_url)
     try:

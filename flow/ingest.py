@@ -17,7 +17,8 @@ from pydantic import BaseModel
 from assets.steps import EPISODES, TOMBSTONES, Tombstone
 from connectors.graph.config import ConfigError, EmbedderMismatch
 from connectors.graph.ledger import Ledger, backlog_growing
-from connectors.graph.writer import BatchResult
+from connectors.graph.llm.meter import Usage
+from connectors.graph.sink import BatchResult, Budget, Failure, GraphSink, OutcomeStatus
 from pipelines.staging import Staging
 from transforms.episode import Episode
 
@@ -91,7 +92,7 @@ def register_partitions(ledger: Ledger, staging: Staging, source: str, partition
         stats.duplicates += result.duplicates
 
 
-def apply_tombstones(ledger: Ledger, writer, staging: Staging, source: str, partition_keys: Sequence[str],
+def apply_tombstones(ledger: Ledger, sink: GraphSink, staging: Staging, source: str, partition_keys: Sequence[str],
                      stats: IngestStats) -> None:
     """Records deleted upstream: their episodes become tombstoned in the ledger (never claimed again) and the facts
     only they supported get invalid_at = the deletion time; nothing is deleted from the graph."""
@@ -103,7 +104,7 @@ def apply_tombstones(ledger: Ledger, writer, staging: Staging, source: str, part
             episode_ids = ledger.tombstone(source, [tombstone.source_key])
             if episode_ids:
                 stats.tombstoned += len(episode_ids)
-                stats.facts_invalidated += writer.invalidate_episodes(episode_ids, tombstone.at)
+                stats.facts_invalidated += sink.invalidate_episodes(episode_ids, tombstone.at)
 
 
 def _add(stats: IngestStats, result: BatchResult) -> None:
@@ -132,7 +133,8 @@ def _add_llm(stats: IngestStats, result: BatchResult) -> None:
     stats.llm_facts += result.llm_facts
     stats.held_for_review += result.held_for_review
     stats.llm_skipped += result.llm_skipped
-    stats.batch_costs_usd.append(round(usage.cost_usd, 6))
+    if result.llm_metered:                 # a writer with no LLM source reports no batch costs
+        stats.batch_costs_usd.append(round(usage.cost_usd, 6))
     for prompt, p in usage.by_prompt.items():
         mine = stats.llm_tokens_by_prompt.setdefault(prompt, {"calls": 0, "tokens_in": 0, "tokens_out": 0})
         mine["calls"] += p.calls
@@ -140,40 +142,49 @@ def _add_llm(stats: IngestStats, result: BatchResult) -> None:
         mine["tokens_out"] += p.tokens_out
 
 
-def _settle_llm(ledger: Ledger, episodes: list[Episode], result: BatchResult, limits: IngestLimits,
-                stats: IngestStats) -> None:
-    """Per episode: ingested with its tokens/cost, failed (retry/quarantine) with its tokens/cost, or left pending."""
-    deferred = set(result.deferred)
-    stats.attempted -= len(deferred)
-    per = result.episode_llm
-    done = [e for e in episodes if e.id not in deferred and e.id not in result.llm_failed]
+def _budget(limits: IngestLimits, stats: IngestStats) -> Budget:
+    return Budget(max_cost_usd=max(0.0, limits.max_cost_usd - stats.cost_usd))
+
+
+def _mark_failed(ledger: Ledger, episode_id: str, failure: Failure, usage: Usage | None, limits: IngestLimits,
+                 stats: IngestStats) -> None:
+    status = ledger.mark_failed(episode_id, failure.error_class, failure.message, max_attempts=limits.max_attempts,
+                                backoff_base_s=limits.backoff_seconds,
+                                tokens_in=usage.tokens_in if usage else 0,
+                                tokens_out=usage.tokens_out if usage else 0,
+                                cost_usd=usage.cost_usd if usage else 0.0)
+    if status == "quarantined":
+        stats.quarantined += 1
+    else:
+        stats.failed += 1
+
+
+def _settle(ledger: Ledger, result: BatchResult, limits: IngestLimits, stats: IngestStats) -> None:
+    """Per episode outcome: ingested with its tokens/cost, failed (retry/quarantine) with its tokens/cost, or deferred
+    (not attempted, left pending)."""
+    outcomes = result.outcomes
+    stats.attempted -= sum(1 for o in outcomes if o.status == OutcomeStatus.deferred)
+    done = [o for o in outcomes if o.status == OutcomeStatus.ingested]
     if done:
         share = (result.facts_written + result.llm_facts) // len(done)
-        ledger.mark_ingested([e.id for e in done], facts_written={e.id: share for e in done},
-                             tokens_in={i: u.tokens_in for i, u in per.items()},
-                             tokens_out={i: u.tokens_out for i, u in per.items()},
-                             cost_usd={i: u.cost_usd for i, u in per.items()})
+        spent = {o.episode_id: o.usage for o in done if o.usage is not None}
+        ledger.mark_ingested([o.episode_id for o in done], facts_written={o.episode_id: share for o in done},
+                             tokens_in={i: u.tokens_in for i, u in spent.items()},
+                             tokens_out={i: u.tokens_out for i, u in spent.items()},
+                             cost_usd={i: u.cost_usd for i, u in spent.items()})
         stats.ingested += len(done)
-    for eid, message in result.llm_failed.items():
-        klass, _, text = message.partition(": ")
-        usage = per.get(eid)
-        status = ledger.mark_failed(eid, klass, text or message, max_attempts=limits.max_attempts,
-                                    backoff_base_s=limits.backoff_seconds,
-                                    tokens_in=usage.tokens_in if usage else 0,
-                                    tokens_out=usage.tokens_out if usage else 0,
-                                    cost_usd=usage.cost_usd if usage else 0.0)
-        if status == "quarantined":
-            stats.quarantined += 1
-        else:
-            stats.failed += 1
+    for outcome in outcomes:
+        if outcome.status == OutcomeStatus.failed and outcome.failure is not None:
+            _mark_failed(ledger, outcome.episode_id, outcome.failure, outcome.usage, limits, stats)
     _add(stats, result)
     _add_llm(stats, result)
     if result.stopped_by:
         stats.stopped_by = result.stopped_by
 
 
-def write_backlog(ledger: Ledger, writer, source: str, limits: IngestLimits, stats: IngestStats) -> None:
-    uses_llm = bool(getattr(writer, "uses_llm", False))
+def write_backlog(ledger: Ledger, sink: GraphSink, source: str, limits: IngestLimits, stats: IngestStats) -> None:
+    """Claim, write through the sink, settle each episode's outcome in the ledger; until the backlog is empty or a
+    bound (episodes, cost, a budget inside the sink) stops the run. Structured and LLM modes alike."""
     while True:
         if stats.attempted >= limits.max_episodes:
             stats.stopped_by = "max_episodes"
@@ -187,69 +198,41 @@ def write_backlog(ledger: Ledger, writer, source: str, limits: IngestLimits, sta
         stats.batches += 1
         stats.attempted += len(batch)
         try:
-            if uses_llm:
-                result = writer.write_batch(batch, max_cost_usd=max(0.0, limits.max_cost_usd - stats.cost_usd))
-            else:
-                result = writer.write_batch(batch)
+            result = sink.write(batch, _budget(limits, stats))
         except FATAL:
             raise
         except Exception:  # noqa: BLE001 - isolate the bad episode(s) below
-            _write_one_by_one(ledger, writer, batch, limits, stats)
-            if stats.stopped_by:
-                break
-            continue
-        if uses_llm:
-            _settle_llm(ledger, batch, result, limits, stats)
-            if stats.stopped_by:
-                break
-            continue
-        ledger.mark_ingested([e.id for e in batch], facts_written=_facts_per_episode(batch, result))
-        stats.ingested += len(batch)
-        _add(stats, result)
+            _write_one_by_one(ledger, sink, batch, limits, stats)
+        else:
+            _settle(ledger, result, limits, stats)
+        if stats.stopped_by:
+            break
 
 
-def _facts_per_episode(batch: list[Episode], result: BatchResult) -> dict[str, int]:
-    share = result.facts_written // len(batch) if batch else 0
-    return {e.id: share for e in batch}
-
-
-def _write_one_by_one(ledger: Ledger, writer, batch: list[Episode], limits: IngestLimits, stats: IngestStats) -> None:
-    uses_llm = bool(getattr(writer, "uses_llm", False))
+def _write_one_by_one(ledger: Ledger, sink: GraphSink, batch: list[Episode], limits: IngestLimits,
+                      stats: IngestStats) -> None:
     for episode in batch:
-        if uses_llm and stats.stopped_by:
+        if stats.stopped_by:
             stats.attempted -= 1           # not attempted: stays pending
             continue
         try:
-            if uses_llm:
-                result = writer.write_batch([episode], max_cost_usd=max(0.0, limits.max_cost_usd - stats.cost_usd))
-            else:
-                result = writer.write_batch([episode])
+            result = sink.write([episode], _budget(limits, stats))
         except FATAL:
             raise
         except Exception as exc:  # noqa: BLE001 - failures are data: recorded, retried, then quarantined
-            status = ledger.mark_failed(episode.id, type(exc).__name__, str(exc), max_attempts=limits.max_attempts,
-                                        backoff_base_s=limits.backoff_seconds)
-            if status == "quarantined":
-                stats.quarantined += 1
-            else:
-                stats.failed += 1
+            _mark_failed(ledger, episode.id, Failure.of(exc), None, limits, stats)
             continue
-        if uses_llm:
-            _settle_llm(ledger, [episode], result, limits, stats)
-            continue
-        ledger.mark_ingested([episode.id], facts_written={episode.id: result.facts_written})
-        stats.ingested += 1
-        _add(stats, result)
+        _settle(ledger, result, limits, stats)
 
 
-def ingest(ledger: Ledger, writer, staging: Staging, source: str, partition_keys: Sequence[str],
+def ingest(ledger: Ledger, sink: GraphSink, staging: Staging, source: str, partition_keys: Sequence[str],
            limits: IngestLimits, run_id: str, growth_runs: int = 3) -> IngestStats:
     started = dt.datetime.now(dt.timezone.utc)
     t0 = time.perf_counter()
     stats = IngestStats()
     register_partitions(ledger, staging, source, partition_keys, stats)
-    apply_tombstones(ledger, writer, staging, source, partition_keys, stats)
-    write_backlog(ledger, writer, source, limits, stats)
+    apply_tombstones(ledger, sink, staging, source, partition_keys, stats)
+    write_backlog(ledger, sink, source, limits, stats)
     stats.backlog = ledger.backlog(source)
     ledger.record_run(run_id, source=source, partition=partition_keys[-1], started_at=started,
                       finished_at=dt.datetime.now(dt.timezone.utc),
