@@ -2,9 +2,9 @@
 
 import dagster as dg
 
-from pipelines.partitions import DAILY
+from assets.partitions import DAILY
 from pipelines.resources import HomeResource, LedgerResource
-from pipelines.settings import SOURCES
+from flow.settings import SOURCES
 
 REPORT_KEY = dg.AssetKey(["reporting", "nightly_report"])
 FIGURES = ("ingested", "duplicates", "failed", "quarantined", "cost_usd")

@@ -11,9 +11,11 @@ import dagster as dg
 
 from assets.graph_steps import IngestLimits, ingest
 from assets.intent_model import INTENT_MODEL_KEY
-from assets.steps import EPISODES, FAILURES, RAW, stage_episodes, stage_raw_records
+from flow.staging import EPISODES, FAILURES, RAW
+from flow.episodes import stage_episodes
+from flow.stage import stage_raw_records
 from connectors.graph.config import EmbedderMismatch
-from pipelines.partitions import DAILY
+from assets.partitions import DAILY
 from pipelines.resources import (
     EpisodeConfig,
     ExportsResource,

@@ -45,12 +45,12 @@ def _date(value: str) -> str:
 def cmd_preview(args: argparse.Namespace) -> int:
     from ground.records import RecordFailure
     from connectors.registry import EXPORT_READERS
-    from pipelines import settings
+    from flow import settings
     from pipelines.resources import IntentModelResource, api_resources
     from transforms.build import EpisodeSettings, build_episodes
     from pipelines.preview_summary import PreviewSummary
     from transforms.clip import DEFAULT_MAX_TEXT_CHARS, ENV_NAME as MAX_TEXT_ENV
-    from pipelines.staging import spooled_dedup
+    from flow.staging import spooled_dedup
     from transforms.references import ReferenceConfig
 
     if args.source not in EXPORT_READERS:
@@ -103,7 +103,7 @@ def dagster_instance():
     """The persistent local instance under the graphfeed home, so `dagster dev` shows runs made from the CLI."""
     import dagster as dg
 
-    from pipelines import settings
+    from flow import settings
 
     if not os.environ.get("DAGSTER_HOME"):
         os.environ["DAGSTER_HOME"] = str(settings.home() / "dagster")
@@ -177,7 +177,7 @@ def step_failure_lines(result) -> list[str]:
 
 
 def _graph_parts():
-    from pipelines import settings
+    from flow import settings
     from pipelines.resources import graph_resources
 
     resources = graph_resources()
@@ -426,7 +426,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_intent(args: argparse.Namespace) -> int:
-    from pipelines import settings
+    from flow import settings
     from pipelines.intent_eval import evaluate_file
     from pipelines.resources import IntentModelResource
 
@@ -445,7 +445,7 @@ def cmd_intent(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    from pipelines.settings import SOURCES
+    from flow.settings import SOURCES
 
     p = argparse.ArgumentParser(prog="graphfeed", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)

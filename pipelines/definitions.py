@@ -15,7 +15,7 @@ from pipelines.metrics import prometheus_textfile  # noqa: E402
 from pipelines.resources import default_resources  # noqa: E402
 from pipelines.schedules import nightly_ingest_schedule  # noqa: E402
 from pipelines.sensors import alert_definitions  # noqa: E402
-from pipelines.settings import SOURCES  # noqa: E402
+from flow.settings import SOURCES  # noqa: E402
 
 source_assets = [asset for source in SOURCES for asset in build_source_chain(source)]
 

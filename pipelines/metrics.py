@@ -14,7 +14,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import BaseModel
 
-from pipelines.settings import SOURCES
+from flow.settings import SOURCES
 
 PREFIX = "graphfeed_"
 

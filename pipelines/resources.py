@@ -9,8 +9,8 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
-from pipelines import settings
-from pipelines.staging import Staging
+from flow import settings
+from flow.staging import Staging
 from transforms.build import EpisodeSettings
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS, ENV_NAME as MAX_TEXT_ENV
 from transforms.references import ReferenceConfig

@@ -20,8 +20,8 @@ from dagster._core.events import DagsterEventType
 from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
 from pydantic import BaseModel, Field
 
-from pipelines import settings
-from pipelines.settings import SOURCES
+from flow import settings
+from flow.settings import SOURCES
 
 Severity = Literal["warning", "error"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from connectors.archives import ArchiveLimits
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "sample" / "exports"
 BOMB_BYTES = 256 << 20                 # what each bomb expands to

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 from tests.hostile import cases
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 from tests.servers._process import free_port
 
 SAMPLE_EMAIL = REPO_ROOT / "sample" / "exports" / "email"

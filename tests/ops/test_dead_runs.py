@@ -19,8 +19,8 @@ import pytest
 from connectors.graph.embedded_falkor import EmbeddedFalkor
 from pipelines.dead_runs import WORKER_HOST, WORKER_PID, WORKER_STARTED, worker_gone, worker_tags
 from pipelines.resources import GraphResource, LedgerResource
-from pipelines.settings import REPO_ROOT
-from pipelines.staging import Staging
+from flow.settings import REPO_ROOT
+from flow.staging import Staging
 from tests.pipeline.conftest import short_home
 
 START, END = "2026-03-02", "2026-03-23"

@@ -10,7 +10,7 @@ import dagster as dg
 import pytest
 import yaml
 
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 
 DEPLOY = REPO_ROOT / "deploy"
 INSTANCE_YAML = DEPLOY / "k8s" / "dagster-instance.yaml"
@@ -136,10 +136,11 @@ def test_the_code_location_the_user_deployment_serves_loads():
 
 
 def _env_names_read_by_code() -> set[str]:
-    """Every GRAPHFEED_/NEO4J_/FALKORDB_/DAGSTER_ name spelled out in pipelines/ (settings, resources, sensors...) and
-    in the LLM settings (read straight from the environment)."""
+    """Every GRAPHFEED_/NEO4J_/FALKORDB_/DAGSTER_ name spelled out in pipelines/ (resources, sensors, commands...),
+    assets/, flow/ (settings) and in the LLM settings (read straight from the environment)."""
     pattern = re.compile(r'"((?:GRAPHFEED|NEO4J|FALKORDB|DAGSTER)_[A-Z0-9_]+)"')
-    files = [*(REPO_ROOT / "pipelines").glob("*.py"), REPO_ROOT / "connectors" / "graph" / "llm" / "settings.py"]
+    files = [*(p for d in ("pipelines", "assets", "flow") for p in (REPO_ROOT / d).rglob("*.py")),
+             REPO_ROOT / "connectors" / "graph" / "llm" / "settings.py"]
     return {name for path in files for name in pattern.findall(path.read_text())}
 
 

@@ -13,7 +13,7 @@ import dagster as dg
 import pytest
 from dagster._core.events import DagsterEventType
 
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,8 @@ import pytest
 
 from assets.intent_model import intent_classifier
 from assets.source_chain import build_source_chain
-from pipelines.partitions import DAILY
-from pipelines.settings import REPO_ROOT, SOURCES
+from assets.partitions import DAILY
+from flow.settings import REPO_ROOT, SOURCES
 from tests.ops.cdp import Browser, chromium_binary
 from tests.ops.conftest import chain_resources
 from tests.servers._process import free_port, log_tail, stop_group

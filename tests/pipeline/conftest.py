@@ -15,7 +15,7 @@ from pipelines.resources import (
     LedgerResource,
     SourceApisResource,
 )
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "sample"
 

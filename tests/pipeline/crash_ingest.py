@@ -8,7 +8,7 @@ from pathlib import Path
 
 from assets.graph_steps import IngestLimits, ingest
 from pipelines.resources import GraphResource, LedgerResource
-from pipelines.staging import Staging
+from flow.staging import Staging
 
 
 class KillAfterWrite:

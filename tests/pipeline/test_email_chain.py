@@ -8,7 +8,7 @@ from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PART
 
 from assets.intent_model import intent_classifier
 from assets.source_chain import build_source_chain
-from pipelines.staging import Staging
+from flow.staging import Staging
 
 CHAIN = build_source_chain("email")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 
 
 @pytest.mark.slow

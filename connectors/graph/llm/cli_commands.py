@@ -23,8 +23,7 @@ def _episodes_from_jsonl(path: Path) -> list[Episode]:
 
 
 def _episodes_from_staging(staging_root: Path, source: str, partition: str) -> list[Episode]:
-    from assets.steps import EPISODES
-    from pipelines.staging import Staging
+    from flow.staging import EPISODES, Staging
 
     return [Episode.model_validate(row) for row in Staging(str(staging_root)).rows(source, EPISODES, partition)]
 
