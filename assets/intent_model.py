@@ -5,7 +5,7 @@ import os
 
 import dagster as dg
 
-from pipelines.resources import HomeResource, IntentModelResource
+from assets.resources import HomeResource, IntentModelResource
 from transforms.intent import shipped
 
 INTENT_MODEL_KEY = dg.AssetKey(["models", "intent_classifier"])

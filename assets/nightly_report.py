@@ -3,7 +3,7 @@
 import dagster as dg
 
 from assets.partitions import DAILY
-from pipelines.resources import HomeResource, LedgerResource
+from assets.resources import HomeResource, LedgerResource
 from flow.settings import SOURCES
 
 REPORT_KEY = dg.AssetKey(["reporting", "nightly_report"])

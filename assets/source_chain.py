@@ -16,7 +16,7 @@ from flow.episodes import stage_episodes
 from flow.stage import stage_raw_records
 from connectors.graph.config import EmbedderMismatch
 from assets.partitions import DAILY
-from pipelines.resources import (
+from assets.resources import (
     EpisodeConfig,
     ExportsResource,
     GraphResource,

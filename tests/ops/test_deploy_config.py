@@ -38,9 +38,7 @@ def instance_dir(tmp_path, monkeypatch) -> Path:
 def launcher(instance_dir, tmp_path):
     """The K8sRunLauncher from the instance file, as dagster builds it — outside a cluster only the kube config
     source differs (a kubeconfig for 127.0.0.1 instead of the in-cluster service account; nothing is contacted)."""
-    from dagster._core.instance.ref import InstanceRef
-    from dagster._core.launcher import RunLauncher
-    from dagster._serdes import ConfigurableClassData
+    from pipelines.dagster_private import ConfigurableClassData, InstanceRef, RunLauncher
 
     data = InstanceRef.from_dir(str(instance_dir)).run_launcher_data
     assert (data.module_name, data.class_name) == ("dagster_k8s", "K8sRunLauncher")
@@ -52,7 +50,7 @@ def launcher(instance_dir, tmp_path):
 
 
 def test_the_instance_file_validates_against_dagsters_schema(instance_dir):
-    from dagster._core.instance.config import dagster_instance_config
+    from pipelines.dagster_private import dagster_instance_config
 
     config, _ = dagster_instance_config(str(instance_dir))
     assert config["storage"]["postgres"]["postgres_db"]["hostname"] == {"env": "DAGSTER_PG_HOST"}

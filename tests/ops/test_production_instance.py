@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from dagster._core.events import DagsterEventType
+from pipelines.dagster_private import DagsterEventType
 
 from flow.settings import REPO_ROOT
 

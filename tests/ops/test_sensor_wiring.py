@@ -3,7 +3,8 @@
 import dagster as dg
 
 from pipelines.metrics import prometheus_textfile
-from pipelines.sensors import ALERT_SENSORS, AlertsResource, alert_definitions
+from pipelines.sensors import ALERT_SENSORS, alert_definitions
+from pipelines.alert_senders import AlertsResource
 
 
 def test_the_code_location_carries_the_alert_and_prometheus_sensors():

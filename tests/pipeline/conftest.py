@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.resources import (
+from assets.resources import (
     EpisodeConfig,
     ExportsResource,
     GraphResource,

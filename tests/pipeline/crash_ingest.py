@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from assets.graph_steps import IngestLimits, ingest
-from pipelines.resources import GraphResource, LedgerResource
+from assets.resources import GraphResource, LedgerResource
 from flow.staging import Staging
 
 

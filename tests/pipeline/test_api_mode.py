@@ -6,7 +6,7 @@ import dagster as dg
 import pytest
 
 from assets.source_chain import build_source_chain
-from pipelines.resources import SourceApisResource
+from assets.resources import SourceApisResource
 from tests.jira.fake_jira import FakeJira
 
 TOKEN = "s3cr3t-token-value"

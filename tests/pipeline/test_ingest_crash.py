@@ -12,7 +12,7 @@ import pytest
 from assets.graph_steps import IngestLimits, ingest
 from assets.source_chain import build_source_chain
 from connectors.graph.embedded_falkor import EmbeddedFalkor
-from pipelines.resources import GraphResource, LedgerResource
+from assets.resources import GraphResource, LedgerResource
 from flow.settings import REPO_ROOT
 from flow.staging import Staging
 

@@ -1,4 +1,4 @@
-"""`graphfeed estimate` and `graphfeed review list|show|approve|reject` as plain functions for pipelines/cli.py.
+"""`graphfeed estimate` and `graphfeed review list|show|approve|reject` as plain functions for pipelines/commands/.
 
 Each takes explicit arguments, prints to `out`, and returns a process exit code (0 ok, 1 nothing done/not found,
 2 usage). None of them calls a model.
