@@ -4,4 +4,7 @@ import dagster as dg
 
 from flow.settings import start_date
 
-DAILY = dg.DailyPartitionsDefinition(start_date=start_date(), timezone="UTC")
+
+def daily_partitions() -> dg.DailyPartitionsDefinition:
+    """UTC days from GRAPHFEED_START_DATE (read when the definitions are built, not at import)."""
+    return dg.DailyPartitionsDefinition(start_date=start_date(), timezone="UTC")

@@ -19,14 +19,13 @@ from pipelines.alert_rules import (
 )
 from pipelines.alert_senders import AlertsResource, alerts_resource_from_env
 
+
 def _default_status() -> dg.DefaultSensorStatus:
     """Running as soon as a channel is configured; a laptop without one starts them from the UI if it wants."""
     channel = os.environ.get("GRAPHFEED_ALERT_CHANNEL", "none").strip()
     return dg.DefaultSensorStatus.RUNNING if channel and channel != "none" else dg.DefaultSensorStatus.STOPPED
 
 
-@dg.run_failure_sensor(name="run_failure_alert", default_status=_default_status(), minimum_interval_seconds=30,
-                       description="Sends the failed run's error, failed steps and failed checks to the alert channel.")
 def run_failure_alert(context: dg.RunFailureSensorContext, alerts: AlertsResource) -> None:
     steps = []
     for event in context.get_step_failure_events():
@@ -37,8 +36,6 @@ def run_failure_alert(context: dg.RunFailureSensorContext, alerts: AlertsResourc
     deliver(context, alerts.notifier(), [alert])
 
 
-@dg.sensor(name="asset_check_failure_alert", default_status=_default_status(), minimum_interval_seconds=60,
-           description="Sends every failed asset check (blocking or warning) to the alert channel, once.")
 def asset_check_failure_alert(context: dg.SensorEvaluationContext, alerts: AlertsResource) -> dg.SkipReason:
     cursor = CheckCursor.model_validate_json(context.cursor) if context.cursor else CheckCursor()
     check_keys = context.repository_def.asset_graph.asset_check_keys
@@ -48,9 +45,6 @@ def asset_check_failure_alert(context: dg.SensorEvaluationContext, alerts: Alert
     return dg.SkipReason(f"{len(found)} check failure alert(s) sent")
 
 
-@dg.sensor(name="quality_alert", default_status=_default_status(), minimum_interval_seconds=120,
-           description="Dedup rate below GRAPHFEED_ALERT_MIN_DEDUP_RATE, or a night's LLM spend above "
-                       "GRAPHFEED_ALERT_MAX_NIGHTLY_COST_USD.")
 def quality_alert(context: dg.SensorEvaluationContext, alerts: AlertsResource) -> dg.SkipReason:
     cursor = QualityCursor.model_validate_json(context.cursor) if context.cursor else QualityCursor()
     found, new_cursor = quality_alerts(context.instance, cursor, alerts.min_dedup_rate, alerts.max_nightly_cost_usd)
@@ -59,9 +53,27 @@ def quality_alert(context: dg.SensorEvaluationContext, alerts: AlertsResource) -
     return dg.SkipReason(f"{len(found)} quality alert(s) sent")
 
 
-ALERT_SENSORS = [run_failure_alert, asset_check_failure_alert, quality_alert]
+def alert_sensors() -> list[dg.SensorDefinition]:
+    """run_failure_alert, asset_check_failure_alert, quality_alert; running by default when GRAPHFEED_ALERT_CHANNEL
+    names a channel (read now, when the definitions are built)."""
+    status = _default_status()
+    return [
+        dg.run_failure_sensor(
+            name="run_failure_alert", default_status=status, minimum_interval_seconds=30,
+            description="Sends the failed run's error, failed steps and failed checks to the alert channel.",
+        )(run_failure_alert),
+        dg.sensor(
+            name="asset_check_failure_alert", default_status=status, minimum_interval_seconds=60,
+            description="Sends every failed asset check (blocking or warning) to the alert channel, once.",
+        )(asset_check_failure_alert),
+        dg.sensor(
+            name="quality_alert", default_status=status, minimum_interval_seconds=120,
+            description="Dedup rate below GRAPHFEED_ALERT_MIN_DEDUP_RATE, or a night's LLM spend above "
+                        "GRAPHFEED_ALERT_MAX_NIGHTLY_COST_USD.",
+        )(quality_alert),
+    ]
 
 
 def alert_definitions() -> dg.Definitions:
     """The sensors and their `alerts` resource, to merge into the code location's Definitions."""
-    return dg.Definitions(sensors=ALERT_SENSORS, resources={"alerts": alerts_resource_from_env()})
+    return dg.Definitions(sensors=alert_sensors(), resources={"alerts": alerts_resource_from_env()})

@@ -7,14 +7,16 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.intent_model import intent_classifier
+from assets.intent_model import build_intent_classifier
 from assets.source_chain import build_source_chain
 from pipelines.alert_senders import AlertsResource
-from pipelines.sensors import asset_check_failure_alert, quality_alert, run_failure_alert
+from pipelines.sensors import alert_sensors
 from tests.ops.conftest import chain_resources
 
 DAY = "2026-03-02"
 CHAIN = build_source_chain("email")
+intent_classifier = build_intent_classifier()
+run_failure_alert, asset_check_failure_alert, quality_alert = alert_sensors()
 
 
 def _materialize(instance, tmp_path, ops_model_cache, **episode_overrides):

@@ -6,11 +6,12 @@ import json
 import dagster as dg
 from pipelines.dagster_private import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-from assets.intent_model import intent_classifier
+from assets.intent_model import build_intent_classifier
 from assets.source_chain import build_source_chain
 from flow.staging import Staging
 
 CHAIN = build_source_chain("email")
+intent_classifier = build_intent_classifier()
 
 
 def _metadata(result, key: str) -> dict:
