@@ -5,7 +5,6 @@ preview shows what the run would stage for the same environment.
 """
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -13,10 +12,12 @@ from pipelines.commands.common import EXIT_OK, usage_error
 
 
 def preview_config(args: argparse.Namespace):
-    """The nightly run's EpisodeConfig for this environment, with the command line's --group-id and --threshold."""
+    """The nightly run's EpisodeConfig for this environment, with the command line's --group-id and --threshold when
+    given (unset flags leave the environment's values, read in one place: episode_config())."""
     from pipelines.resources import episode_config
 
-    return episode_config(group_id=args.group_id, intent_threshold=args.threshold)
+    flags = {"group_id": args.group_id, "intent_threshold": args.threshold}
+    return episode_config(**{name: value for name, value in flags.items() if value is not None})
 
 
 def cmd_preview(args: argparse.Namespace) -> int:
@@ -74,9 +75,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     pv = sub.add_parser("preview", help="turn export files into episodes (stdout) and failures (stderr)")
     pv.add_argument("--source", required=True, choices=SOURCES)
-    pv.add_argument("--group-id", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
-    pv.add_argument("--threshold", type=float, default=float(os.environ["GRAPHFEED_INTENT_THRESHOLD"])
-                    if os.environ.get("GRAPHFEED_INTENT_THRESHOLD") else None,
-                    help="`other` below this intent confidence (default: the model's calibrated threshold)")
+    pv.add_argument("--group-id", help="default: GRAPHFEED_GROUP_ID, else graphfeed")
+    pv.add_argument("--threshold", type=float,
+                    help="`other` below this intent confidence (default: GRAPHFEED_INTENT_THRESHOLD, else the model's "
+                         "calibrated threshold)")
     pv.add_argument("paths", nargs="+", help="files or folders (mbox, .eml, .msg, .zip, ...)")
     pv.set_defaults(func=cmd_preview)
