@@ -5,16 +5,17 @@ reads the export files once.
 """
 
 import datetime as dt
-import warnings
 
 import dagster as dg
 
 from flow.ingest import IngestLimits, ingest
 from assets.intent_model import INTENT_MODEL_KEY
-from assets.steps import EPISODES, FAILURES, RAW, stage_episodes, stage_raw_records
+from flow.staging import EPISODES, FAILURES, RAW
+from flow.episodes import stage_episodes
+from flow.stage import stage_raw_records
 from connectors.graph.config import EmbedderMismatch
-from pipelines.partitions import DAILY
-from pipelines.resources import (
+from assets.partitions import daily_partitions
+from assets.resources import (
     EpisodeConfig,
     ExportsResource,
     GraphResource,
@@ -27,9 +28,6 @@ from pipelines.resources import (
 
 GRAPH_POOL = "graph_write"
 
-warnings.filterwarnings("ignore", message=".*backfill_policy.*", category=dg.BetaWarning)   # stable in practice
-SINGLE_RUN = dg.BackfillPolicy.single_run()
-
 
 def _preview(episodes) -> str:
     lines = ["| when (UTC) | actor | intent | conf | title |", "|---|---|---|---:|---|"]
@@ -39,7 +37,11 @@ def _preview(episodes) -> str:
     return "\n".join(lines)
 
 
-def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
+def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | None = None
+                       ) -> list[dg.AssetsDefinition]:
+    """`partitions_def`: the code location's daily partitions (default: built from the environment now)."""
+    partitions = partitions_def or daily_partitions()
+    single_run = dg.BackfillPolicy.single_run()
     tags = {"source": source}
     raw_key = dg.AssetKey([source, RAW])
     episodes_key = dg.AssetKey([source, EPISODES])
@@ -47,8 +49,8 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
     @dg.asset(
         key=raw_key,
         group_name=source,
-        partitions_def=DAILY,
-        backfill_policy=SINGLE_RUN,
+        partitions_def=partitions,
+        backfill_policy=single_run,
         tags=tags,
         kinds={"python"},
         pool=f"{source}_api",
@@ -86,8 +88,8 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
     @dg.asset(
         key=episodes_key,
         group_name=source,
-        partitions_def=DAILY,
-        backfill_policy=SINGLE_RUN,
+        partitions_def=partitions,
+        backfill_policy=single_run,
         deps=[raw_records, INTENT_MODEL_KEY],
         tags=tags,
         kinds={"python", "spacy"},
@@ -140,8 +142,8 @@ def build_source_chain(source: str) -> list[dg.AssetsDefinition]:
     @dg.asset(
         key=graph_key,
         group_name=source,
-        partitions_def=DAILY,
-        backfill_policy=SINGLE_RUN,
+        partitions_def=partitions,
+        backfill_policy=single_run,
         deps=[episodes],
         tags=tags,
         kinds={"graphiti"},

@@ -22,9 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def preview_once(paths: list[str], use_ner: bool) -> tuple[int, float, float]:
     """(records, CPU seconds, wall seconds) of one preview pass, output discarded."""
     from ground.records import RecordFailure
-    from pipelines import settings
-    from pipelines.resources import IntentModelResource, api_resources
-    from pipelines.staging import spooled_dedup
+    from flow import settings
+    from assets.resources import IntentModelResource
+    from pipelines.resources import api_resources
+    from flow.staging import spooled_dedup
     from transforms.build import EpisodeSettings, build_episodes
     from transforms.references import ReferenceConfig
 

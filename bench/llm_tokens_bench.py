@@ -59,7 +59,7 @@ def settings(server: ScriptedOpenAI, chunk_chars: int, skip_intents: list[str] |
 
 def preview_episodes(home: Path, source: str) -> tuple[list[Episode], str]:
     env = dict(os.environ, GRAPHFEED_HOME=str(home))
-    done = subprocess.run([sys.executable, "-m", "pipelines.cli", "preview", "--source", source, str(SAMPLE / source)],
+    done = subprocess.run([sys.executable, "-m", "pipelines.commands", "preview", "--source", source, str(SAMPLE / source)],
                           cwd=REPO, env=env, capture_output=True, text=True, check=True)
     episodes = [Episode.model_validate_json(line) for line in done.stdout.splitlines() if line.strip()]
     return episodes, f"{source}: " + done.stderr.strip().splitlines()[-1].removeprefix("graphfeed preview: ")

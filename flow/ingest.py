@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from assets.steps import EPISODES, TOMBSTONES, Tombstone
+from flow.staging import EPISODES, Staging, TOMBSTONES
+from flow.stage import Tombstone
 from connectors.graph.config import ConfigError, EmbedderMismatch
 from connectors.graph.ledger import Ledger, backlog_growing
 from connectors.graph.llm.meter import Usage
 from connectors.graph.sink import BatchResult, Budget, Failure, GraphSink, OutcomeStatus
-from pipelines.staging import Staging
 from transforms.episode import Episode
 
 FATAL = (ConfigError, EmbedderMismatch)     # configuration problems: stop the run, never blame an episode

@@ -1,1 +1,3 @@
-"""Dagster wiring and the graphfeed command line. Keep this __init__ empty: assets/ imports from here."""
+"""Dagster wiring and the graphfeed command line: Definitions, resources, jobs, schedules, sensors, CLI.
+
+Imports go pipelines -> assets -> flow; assets/ and flow/ never import from here."""

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipelines.settings import SOURCES
+from flow.settings import SOURCES
 
 nightly_job = dg.define_asset_job(
     "nightly_ingest",

@@ -23,7 +23,7 @@ from connectors.graph.episode_read import MAX_LIMIT, EpisodeFilters, decode_curs
 from connectors.graph.history import AmbiguousSubject
 from connectors.graph.reader import GraphReader
 from ground.records import as_utc
-from pipelines.settings import SOURCES
+from flow.settings import SOURCES
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 

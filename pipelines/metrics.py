@@ -14,7 +14,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import BaseModel
 
-from pipelines.settings import SOURCES
+from flow.settings import SOURCES
 
 PREFIX = "graphfeed_"
 
@@ -119,10 +119,6 @@ def write_textfile(path: str | Path, text: str) -> Path:
 TEXTFILE_ENV = "GRAPHFEED_PROMETHEUS_TEXTFILE"
 
 
-@dg.sensor(name="prometheus_textfile", minimum_interval_seconds=300,
-           default_status=dg.DefaultSensorStatus.RUNNING if os.environ.get(TEXTFILE_ENV)
-           else dg.DefaultSensorStatus.STOPPED,
-           description="Writes the latest per-source figures to $GRAPHFEED_PROMETHEUS_TEXTFILE (node_exporter).")
 def prometheus_textfile(context: dg.SensorEvaluationContext) -> dg.SkipReason:
     target = os.environ.get(TEXTFILE_ENV)
     if not target:
@@ -130,3 +126,12 @@ def prometheus_textfile(context: dg.SensorEvaluationContext) -> dg.SkipReason:
     samples = collect(context.instance)
     write_textfile(target, render(samples))
     return dg.SkipReason(f"wrote {len(samples)} samples to {target}")
+
+
+def prometheus_textfile_sensor() -> dg.SensorDefinition:
+    """The sensor, running by default when GRAPHFEED_PROMETHEUS_TEXTFILE is set (read when the definitions are built)."""
+    return dg.sensor(
+        name="prometheus_textfile", minimum_interval_seconds=300,
+        default_status=dg.DefaultSensorStatus.RUNNING if os.environ.get(TEXTFILE_ENV) else dg.DefaultSensorStatus.STOPPED,
+        description="Writes the latest per-source figures to $GRAPHFEED_PROMETHEUS_TEXTFILE (node_exporter).",
+    )(prometheus_textfile)

@@ -1,201 +1,60 @@
-"""ConfigurableResources. Locations and thresholds come from the environment (see README, "Configuration");
-secrets only ever through dagster.EnvVar."""
+"""The resources of the code location, built from the environment (see README, "Configuration"); their types live in
+assets/resources.py. Secrets only ever through dagster.EnvVar."""
 
-import datetime as dt
 import os
-from typing import Optional
-from pathlib import Path
 
 import dagster as dg
-from pydantic import PrivateAttr
 
-from pipelines import settings
-from pipelines.staging import Staging
-from transforms.build import EpisodeSettings
+from assets.resources import (
+    EpisodeConfig,
+    ExportsResource,
+    GraphResource,
+    HomeResource,
+    IngestConfig,
+    IntentModelResource,
+    LedgerResource,
+    SourceApisResource,
+)
+from flow import settings
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS, ENV_NAME as MAX_TEXT_ENV
-from transforms.references import ReferenceConfig
 
 
-class HomeResource(dg.ConfigurableResource):
-    """graphfeed's state directory: staging, trained models, ledger, embedded graph."""
-
-    path: str
-
-    @property
-    def root(self) -> Path:
-        return Path(self.path)
-
-    def staging(self) -> Staging:
-        return Staging(str(self.root / "staging"))
-
-
-class ExportsResource(dg.ConfigurableResource):
-    """Export files/folders per source. Point the nightly job at your own folders with GRAPHFEED_<SOURCE>_EXPORTS."""
-
-    email: list[str] = []
-    jira: list[str] = []
-    confluence: list[str] = []
-    salesforce: list[str] = []
-
-    def paths(self, source: str) -> list[str]:
-        paths = getattr(self, source, None)
-        if paths is None:
-            raise ValueError(f"no export location configured for source {source!r}")
-        return list(paths)
+def episode_config(**overrides) -> EpisodeConfig:
+    """How records become episodes, from the environment: the ONE place the nightly run and `graphfeed preview` get
+    their episode and reference settings. `overrides` (field=value) win over the environment (CLI flags)."""
+    fields = dict(
+        group_id=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"),
+        intent_threshold=settings.env_float("GRAPHFEED_INTENT_THRESHOLD", None),
+        overlap_minutes=settings.env_int("GRAPHFEED_OVERLAP_MINUTES", 60),
+        max_failure_rate=settings.env_float("GRAPHFEED_MAX_FAILURE_RATE", 0.2),
+        jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
+        jira_base_urls=settings.env_list("GRAPHFEED_JIRA_BASE_URLS"),
+        confluence_base_urls=settings.env_list("GRAPHFEED_CONFLUENCE_BASE_URLS"),
+        max_text_chars=settings.env_int(MAX_TEXT_ENV, DEFAULT_MAX_TEXT_CHARS),
+        ner_stop_names_files=[p for p in os.environ.get("GRAPHFEED_NER_STOP_NAMES", "").split(os.pathsep) if p],
+        ner_min_confidence=settings.env_float("GRAPHFEED_NER_MIN_CONFIDENCE", 0.5),
+        ner_entity_confidence=settings.env_float("GRAPHFEED_NER_ENTITY_CONFIDENCE", 0.8),
+    )
+    return EpisodeConfig(**{**fields, **overrides})
 
 
-class EpisodeConfig(dg.ConfigurableResource):
-    """How records become episodes and how much failure a partition may carry."""
-
-    group_id: str = "graphfeed"
-    intent_threshold: Optional[float] = None    # None: the model's threshold, calibrated on the train split
-    overlap_minutes: int = 60            # a partition also takes records this close before its day; dedup absorbs them
-    max_failure_rate: float = 0.2        # blocking check on <source>/episodes
-    jira_project_keys: list[str] = []
-    jira_base_urls: list[str] = []
-    confluence_base_urls: list[str] = []
-    ner: bool = True
-    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS   # GRAPHFEED_MAX_TEXT_CHARS: longer texts are cut, with a note
-    ner_stop_names_files: list[str] = []     # extra stop lists for NER names (data/references/stop_names.txt)
-    ner_min_confidence: float = 0.5          # NER person/org candidates below this are dropped
-    ner_entity_confidence: float = 0.8       # ... below this they stay references unless they resolve to a party
-
-    def episode_settings(self) -> EpisodeSettings:
-        return EpisodeSettings(
-            group_id=self.group_id,
-            intent_threshold=self.intent_threshold,
-            max_text_chars=self.max_text_chars,
-            references=ReferenceConfig(
-                jira_project_keys=self.jira_project_keys,
-                jira_base_urls=self.jira_base_urls,
-                confluence_base_urls=self.confluence_base_urls,
-                ner=self.ner,
-                stop_names_files=self.ner_stop_names_files,
-                name_min_confidence=self.ner_min_confidence,
-                entity_confidence=self.ner_entity_confidence,
-            ),
-        )
-
-
-class IntentModelResource(dg.ConfigurableResource):
-    """The trained intent classifier, built from the labelled data in the repo (or your own) and cached by version."""
-
-    train_path: str = ""
-    taxonomy_path: str = ""
-    seed: int = 0
-    cache_dir: str = ""          # where trained models are kept (GRAPHFEED_MODEL_CACHE); default <home>/models
-
-
-    _model = PrivateAttr(default=None)
-
-    def ensure(self, home: Path) -> Path:
-        from transforms.intent import shipped
-
-        cache = self.cache_dir or os.environ.get("GRAPHFEED_MODEL_CACHE", "")
-        return shipped.ensure(Path(cache) if cache else home,
-                              Path(self.train_path) if self.train_path else None,
-                              Path(self.taxonomy_path) if self.taxonomy_path else None, seed=self.seed)
-
-    def classifier(self, home: Path):
-        if self._model is None:
-            from transforms.intent import shipped
-
-            self._model = shipped.load(self.ensure(home))
-        return self._model
+def intent_model() -> IntentModelResource:
+    """The intent classifier the environment names (GRAPHFEED_INTENT_TRAIN / _TAXONOMY), for runs and the CLI alike."""
+    return IntentModelResource(
+        train_path=os.environ.get("GRAPHFEED_INTENT_TRAIN", ""),
+        taxonomy_path=os.environ.get("GRAPHFEED_INTENT_TAXONOMY", ""),
+    )
 
 
 def default_resources() -> dict[str, dg.ConfigurableResource]:
     return {
         "home": HomeResource(path=str(settings.home())),
         "exports": ExportsResource(**{source: settings.export_paths(source) for source in settings.SOURCES}),
-        "episode_config": EpisodeConfig(
-            group_id=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"),
-            intent_threshold=settings.env_float("GRAPHFEED_INTENT_THRESHOLD", None),
-            overlap_minutes=settings.env_int("GRAPHFEED_OVERLAP_MINUTES", 60),
-            max_failure_rate=settings.env_float("GRAPHFEED_MAX_FAILURE_RATE", 0.2),
-            jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
-            jira_base_urls=settings.env_list("GRAPHFEED_JIRA_BASE_URLS"),
-            confluence_base_urls=settings.env_list("GRAPHFEED_CONFLUENCE_BASE_URLS"),
-            max_text_chars=settings.env_int(MAX_TEXT_ENV, DEFAULT_MAX_TEXT_CHARS),
-            ner_stop_names_files=[p for p in os.environ.get("GRAPHFEED_NER_STOP_NAMES", "").split(os.pathsep) if p],
-            ner_min_confidence=settings.env_float("GRAPHFEED_NER_MIN_CONFIDENCE", 0.5),
-            ner_entity_confidence=settings.env_float("GRAPHFEED_NER_ENTITY_CONFIDENCE", 0.8),
-        ),
-        "intent_model": IntentModelResource(
-            train_path=os.environ.get("GRAPHFEED_INTENT_TRAIN", ""),
-            taxonomy_path=os.environ.get("GRAPHFEED_INTENT_TAXONOMY", ""),
-        ),
+        "episode_config": episode_config(),
+        "intent_model": intent_model(),
         **graph_resources(),
         **api_resources(),
     }
-
-
-def _plain(value):
-    """An EnvVar field read outside a run (the CLI) resolves here; inside a run Dagster has resolved it already."""
-    return value.get_value() if isinstance(value, dg.EnvVar) else value
-
-
-class GraphResource(dg.ConfigurableResource):
-    """Where episodes go: the embedded FalkorDB under the home (default), a FalkorDB server, or Neo4j."""
-
-    backend: str = "falkordb-embedded"          # falkordb-embedded | falkordb | neo4j
-    falkor_host: str = "localhost"
-    falkor_port: int = 6379
-    neo4j_uri: str = "bolt://localhost:7687"
-    neo4j_user: str = "neo4j"
-    neo4j_password: str | None = None           # EnvVar("NEO4J_PASSWORD")
-    embedder: str = "minilm-local"              # minilm-local | openai (any OpenAI-compatible base_url)
-    embedder_model: str = "text-embedding-3-small"
-    embedder_base_url: str | None = None
-    embedder_api_key: str | None = None         # EnvVar("GRAPHFEED_EMBEDDER_API_KEY")
-    embedding_dim: int = 384
-    domain_orgs: dict[str, str] = {}
-    extraction: dict[str, str] = {}             # source -> structured | llm | both (GRAPHFEED_EXTRACTION)
-    search_timeout_ms: int = 5000               # per search query, server-side (GRAPHFEED_SEARCH_TIMEOUT_MS)
-
-    def graph_config(self, home: Path):
-        from connectors.graph.config import GraphConfig
-        from connectors.graph.llm.settings import llm_settings_from_env
-
-        llm = llm_settings_from_env() if any(m in ("llm", "both") for m in self.extraction.values()) else None
-        return GraphConfig(
-            extraction=self.extraction, llm=llm,
-            backend=self.backend, home=home, falkor_host=self.falkor_host, falkor_port=self.falkor_port,
-            neo4j_uri=self.neo4j_uri, neo4j_user=self.neo4j_user, neo4j_password=_plain(self.neo4j_password),
-            embedder=self.embedder,
-            embedder_model="all-MiniLM-L6-v2" if self.embedder == "minilm-local" else self.embedder_model,
-            embedder_base_url=self.embedder_base_url, embedder_api_key=_plain(self.embedder_api_key),
-            embedding_dim=self.embedding_dim, domain_orgs=self.domain_orgs, search_timeout_ms=self.search_timeout_ms,
-        )
-
-    def writer(self, home: Path):
-        from connectors.graph.sync_facade import SyncGraphWriter
-
-        return SyncGraphWriter(self.graph_config(home))
-
-
-class LedgerResource(dg.ConfigurableResource):
-    """The episode ledger: SQLite under the home unless GRAPHFEED_LEDGER_URL points at PostgreSQL."""
-
-    url: str | None = None                      # EnvVar("GRAPHFEED_LEDGER_URL") when set
-
-    def open(self, home: Path):
-        from connectors.graph.ledger import Ledger, ledger_url_for_home
-
-        home.mkdir(parents=True, exist_ok=True)
-        return Ledger(_plain(self.url) or ledger_url_for_home(home))
-
-
-class IngestConfig(dg.ConfigurableResource):
-    """Bounds of one graph ingestion run; what they leave out stays pending in the ledger for the next night."""
-
-    batch_size: int = 50
-    max_episodes_per_run: int = 5000
-    max_cost_per_run_usd: float = 5.0
-    max_attempts: int = 3
-    retry_backoff_seconds: float = 300.0
-    max_failure_rate: float = 0.1
-    backlog_growth_runs: int = 3                # backlog rising this many runs in a row fails the check
 
 
 def _key_values(raw: str, lower: bool = True) -> dict[str, str]:
@@ -236,165 +95,6 @@ def graph_resources() -> dict[str, dg.ConfigurableResource]:
             max_failure_rate=settings.env_float("GRAPHFEED_MAX_INGEST_FAILURE_RATE", 0.1),
         ),
     }
-
-
-class SourceApisResource(dg.ConfigurableResource):
-    """Live API access per source. A source whose URL is set is pulled from its API for the partition's window;
-    otherwise its export files are read. Tokens come in through EnvVar and never reach logs or metadata."""
-
-    jira_url: str = ""
-    jira_username: str | None = None
-    jira_api_token: str | None = None           # EnvVar("GRAPHFEED_JIRA_API_TOKEN")
-    jira_cloud: bool = True
-    jira_project_keys: list[str] = []
-    jira_extra_jql: str | None = None
-    jira_full_listing_days: float | None = 7.0      # list every key this often: a key gone from the list is deleted
-    jira_content_fields: list[str] = []         # custom field names copied into the episode content (API and export)
-    jira_csv_timezone: str = "UTC"              # Jira's CSV export writes dates in the exporting user's time zone
-    confluence_url: str = ""
-    confluence_username: str | None = None
-    confluence_api_token: str | None = None     # EnvVar("GRAPHFEED_CONFLUENCE_API_TOKEN")
-    confluence_cloud: bool = True
-    confluence_spaces: list[str] = []
-    confluence_timezone: str = "UTC"            # the API user's profile time zone (CQL dates are read in it)
-    confluence_include_labels: list[str] = []
-    confluence_exclude_labels: list[str] = []
-    confluence_history_versions: int = 20       # earlier versions saved inside the window, per page (0 = current only)
-    # Which group a page goes to, for API and export reads alike (connectors/confluence/groups.py).
-    confluence_restricted: str = "skip"         # skip | separate_group
-    confluence_group_template: str = ""         # "" = the pipeline's group; e.g. "confluence_{space}"
-    confluence_restricted_template: str = "confluence_{space}_restricted"
-    confluence_space_groups: dict[str, str] = {}
-    confluence_restricted_space_groups: dict[str, str] = {}
-    confluence_export_timezone: str = "UTC"     # XML space exports carry the server's local time
-    confluence_ignore_property_keys: list[str] = []     # page-properties keys that make no facts (case-insensitive)
-    salesforce_login_url: str = ""              # https://login.salesforce.com, https://test.salesforce.com, My Domain
-    salesforce_instance_url: str | None = None
-    salesforce_username: str | None = None
-    salesforce_password: str | None = None      # EnvVar("GRAPHFEED_SALESFORCE_PASSWORD")
-    salesforce_security_token: str | None = None    # EnvVar("GRAPHFEED_SALESFORCE_SECURITY_TOKEN")
-    salesforce_client_id: str | None = None
-    salesforce_client_secret: str | None = None     # EnvVar("GRAPHFEED_SALESFORCE_CLIENT_SECRET")
-    salesforce_objects: list[str] = []
-    salesforce_extra_fields: dict[str, list[str]] = {}     # Object -> more SOQL columns (custom __c fields)
-    salesforce_domain: str = "login"            # SOAP login without a connected app: login / test / <mydomain>.my
-    salesforce_api_reserve: int = 1_000         # daily API calls left to the org's other users: the read stops before
-    salesforce_bulk_threshold: int = 10_000     # rows in a window from which Bulk API 2.0 is used
-    salesforce_currency: str = ""               # the org's currency (ISO code) for rows without CurrencyIsoCode
-
-    def confluence_groups(self):
-        from pydantic import ValidationError
-
-        from connectors.confluence.groups import GroupPolicy
-
-        try:
-            return GroupPolicy(restricted=self.confluence_restricted, group_template=self.confluence_group_template,
-                               restricted_template=self.confluence_restricted_template,
-                               space_groups=self.confluence_space_groups,
-                               restricted_space_groups=self.confluence_restricted_space_groups)
-        except ValidationError as exc:
-            problems = "; ".join(f"confluence_{e['loc'][0]} (GRAPHFEED_CONFLUENCE_{str(e['loc'][0]).upper()}): "
-                                 f"{e['msg']}" for e in exc.errors())
-            raise ValueError(problems) from None
-
-    def confluence_property_keys_ignored(self) -> frozenset[str]:
-        from connectors.confluence.page_properties import normalise_key
-
-        return frozenset(normalise_key(k) for k in self.confluence_ignore_property_keys if normalise_key(k))
-
-    def export_reader(self, source: str, paths: list[str]):
-        """The export-file reader for a source, with the reading options that apply to files too."""
-        from connectors.registry import export_reader
-
-        return export_reader(source, paths, **self._export_options(source))
-
-    def _export_options(self, source: str) -> dict:
-        from connectors.archives import ArchiveLimits
-
-        limits = {"archive_limits": ArchiveLimits.from_env()} if source != "jira" else {}   # GRAPHFEED_ZIP_*
-        return {**limits, **self._file_options(source)}
-
-    def _file_options(self, source: str) -> dict:
-        if source == "jira":
-            from zoneinfo import ZoneInfo
-
-            try:
-                zone = ZoneInfo(self.jira_csv_timezone)
-            except (ValueError, KeyError):
-                raise ValueError(f"jira_csv_timezone (GRAPHFEED_JIRA_CSV_TIMEZONE) {self.jira_csv_timezone!r} is not "
-                                 "an IANA time zone such as Europe/Berlin") from None
-            return {"base_url": self.jira_url or None, "content_fields": self.jira_content_fields,
-                    "csv_timezone": zone}
-        if source == "salesforce":
-            return {"instance_url": self.salesforce_instance_url, "currency": self.salesforce_currency or None}
-        if source == "confluence":
-            from connectors.confluence.export_reader import ExportSettings
-
-            return {"settings": ExportSettings(timezone=self.confluence_export_timezone,
-                                               base_url=self.confluence_url or None, groups=self.confluence_groups(),
-                                               ignore_property_keys=self.confluence_property_keys_ignored())}
-        return {}
-
-    def reader(self, source: str):
-        """The API reader for a source, or None when the source is read from export files."""
-        if source == "jira" and self.jira_url:
-            from connectors.jira import JiraApiReader, JiraApiSettings
-
-            return JiraApiReader(JiraApiSettings(
-                base_url=self.jira_url, username=self.jira_username, token=_plain(self.jira_api_token) or "",
-                cloud=self.jira_cloud, project_keys=self.jira_project_keys, extra_jql=self.jira_extra_jql,
-                content_fields=self.jira_content_fields,
-                full_listing_every=None if self.jira_full_listing_days is None
-                else dt.timedelta(days=self.jira_full_listing_days)))
-        if source == "confluence" and self.confluence_url:
-            from connectors.confluence.api_reader import ConfluenceApiReader
-            from connectors.confluence.api_settings import ConfluenceApiSettings
-
-            return ConfluenceApiReader(ConfluenceApiSettings(
-                base_url=self.confluence_url, username=self.confluence_username,
-                token=_plain(self.confluence_api_token) or "", cloud=self.confluence_cloud,
-                spaces=self.confluence_spaces, user_timezone=self.confluence_timezone,
-                include_labels=self.confluence_include_labels, exclude_labels=self.confluence_exclude_labels,
-                history_versions=self.confluence_history_versions, groups=self.confluence_groups(),
-                ignore_property_keys=self.confluence_property_keys_ignored()))
-        if source == "salesforce" and (self.salesforce_login_url or self.salesforce_instance_url):
-            from connectors.salesforce import SalesforceApiReader, SalesforceApiSettings
-
-            secret = {name: _plain(getattr(self, f"salesforce_{name}"))
-                      for name in ("password", "security_token", "client_secret")}
-            return SalesforceApiReader(SalesforceApiSettings(
-                login_url=self.salesforce_login_url or None, instance_url=self.salesforce_instance_url,
-                username=self.salesforce_username, client_id=self.salesforce_client_id,
-                password=secret["password"], security_token=secret["security_token"] or "",
-                client_secret=secret["client_secret"], domain=self.salesforce_domain,
-                extra_fields=self.salesforce_extra_fields, api_reserve=self.salesforce_api_reserve,
-                bulk_threshold=self.salesforce_bulk_threshold, currency=self.salesforce_currency or None,
-                **({"objects": self.salesforce_objects} if self.salesforce_objects else {})))
-        return None
-
-    def saved_checkpoint(self, source: str, staging: Staging):
-        """The last finished API read's checkpoint (Jira: keys of its last full listing), if this source keeps one."""
-        kind = _carried_checkpoints().get(source)
-        path = staging.root / source / "api_checkpoint.json"
-        if kind is None or not path.exists():
-            return None
-        return kind.model_validate_json(path.read_text())
-
-    def save_checkpoint(self, source: str, staging: Staging, checkpoint) -> None:
-        if source not in _carried_checkpoints() or checkpoint is None or checkpoint.has_more:
-            return
-        path = staging.root / source / "api_checkpoint.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(checkpoint.model_dump_json())
-        tmp.replace(path)
-
-
-def _carried_checkpoints() -> dict:
-    """Sources whose finished checkpoint carries state across windows."""
-    from connectors.jira import JiraApiCheckpoint
-
-    return {"jira": JiraApiCheckpoint}
 
 
 def _object_fields(items: list[str]) -> dict[str, list[str]]:

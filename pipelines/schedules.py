@@ -7,13 +7,18 @@ import dagster as dg
 
 from pipelines.jobs import nightly_job
 
-NIGHTLY_CRON = os.environ.get("GRAPHFEED_NIGHTLY_CRON", "15 2 * * *")
+DEFAULT_NIGHTLY_CRON = "15 2 * * *"
 
 
-@dg.schedule(job=nightly_job, cron_schedule=NIGHTLY_CRON, execution_timezone="UTC",
-             name="nightly_ingest_schedule", default_status=dg.DefaultScheduleStatus.STOPPED)
-def nightly_ingest_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
+def _yesterday_of_the_tick(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
     """Yesterday relative to the tick, not to 'now', so a late or replayed tick still targets its own night."""
     tick = context.scheduled_execution_time.astimezone(dt.timezone.utc)
     key = (tick.date() - dt.timedelta(days=1)).isoformat()
     return dg.RunRequest(run_key=f"nightly-{key}", partition_key=key)
+
+
+def build_nightly_schedule(cron: str | None = None) -> dg.ScheduleDefinition:
+    """`cron`: default GRAPHFEED_NIGHTLY_CRON, read when the definitions are built."""
+    cron = cron or os.environ.get("GRAPHFEED_NIGHTLY_CRON", DEFAULT_NIGHTLY_CRON)
+    return dg.schedule(job=nightly_job, cron_schedule=cron, execution_timezone="UTC", name="nightly_ingest_schedule",
+                       default_status=dg.DefaultScheduleStatus.STOPPED)(_yesterday_of_the_tick)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from connectors.archives import ArchiveLimits
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "sample" / "exports"
 BOMB_BYTES = 256 << 20                 # what each bomb expands to
@@ -159,7 +159,7 @@ def test_given_a_bad_limit_in_the_environment_when_read_then_the_error_names_the
 
 
 def test_given_the_environment_when_the_pipeline_builds_a_reader_then_it_carries_the_limits(monkeypatch):
-    from pipelines.resources import SourceApisResource
+    from assets.resources import SourceApisResource
 
     monkeypatch.setenv("GRAPHFEED_ZIP_MAX_MEMBERS", "7")
     for source in ("email", "confluence", "salesforce"):

@@ -35,7 +35,7 @@ def audit_home(graph_home, group_id):
 
 
 def graphfeed(env, *args):
-    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=ROOT, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "pipelines.commands", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=300)
 
 

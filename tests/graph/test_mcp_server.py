@@ -114,7 +114,7 @@ def check_answers(out: dict) -> None:
 
 
 def test_stdio_client_reads_the_graph(served_graph):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "pipelines.cli", "mcp"], env=served_graph,
+    params = StdioServerParameters(command=sys.executable, args=["-m", "pipelines.commands", "mcp"], env=served_graph,
                                    cwd=str(ROOT))
 
     async def go():
@@ -127,7 +127,7 @@ def test_stdio_client_reads_the_graph(served_graph):
 def test_http_client_reads_the_graph(served_graph, tmp_path):
     port = free_port()
     log = (tmp_path / "mcp.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "mcp", "--http", f"127.0.0.1:{port}"],
+    proc = subprocess.Popen([sys.executable, "-m", "pipelines.commands", "mcp", "--http", f"127.0.0.1:{port}"],
                             env=served_graph, cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=log)
     try:
         deadline = time.monotonic() + 120

@@ -3,7 +3,7 @@ is opened (the filtered search itself is tested on both backends in test_text_fa
 
 import pytest
 
-from pipelines.cli import EXIT_USAGE, main
+from pipelines.commands import EXIT_USAGE, main
 
 
 def test_given_an_unknown_intent_when_searching_then_a_usage_error_names_the_known_intents(capsys, tmp_path,

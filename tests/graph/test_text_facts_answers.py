@@ -14,7 +14,7 @@ from mcp.client.stdio import StdioServerParameters
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
 from ground.records import RecordFailure
-from pipelines.resources import IntentModelResource, SourceApisResource
+from assets.resources import IntentModelResource, SourceApisResource
 from tests.graph.conftest import graph_config
 from tests.graph.test_mcp_server import payload
 from transforms.build import EpisodeSettings, build_episodes
@@ -112,7 +112,7 @@ def test_search_and_the_mcp_client_answer_who_escalated_confirmed_and_decided_an
 
     check(asyncio.run(search()))
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "pipelines.cli", "mcp"], env=env,
+    params = StdioServerParameters(command=sys.executable, args=["-m", "pipelines.commands", "mcp"], env=env,
                                    cwd=str(ROOT))
 
     async def ask():

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 from tests.hostile import cases
 
 pytestmark = pytest.mark.slow
@@ -154,7 +154,7 @@ def test_hostile_files_fail_alone_and_good_records_still_become_episodes(tmp_pat
         (folder / case.name).write_bytes(case.data)
     # when it is previewed in a subprocess with a time and memory limit
     env = {**os.environ, "GRAPHFEED_HOME": str(tmp_path / "home")}
-    done = subprocess.run([sys.executable, "-m", "pipelines.cli", "preview", "--source", source, str(folder)],
+    done = subprocess.run([sys.executable, "-m", "pipelines.commands", "preview", "--source", source, str(folder)],
                           cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=WALL_SECONDS,
                           preexec_fn=limited)
     # then it finished cleanly, every hostile file is accounted for, and the good record is an episode

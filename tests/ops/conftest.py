@@ -9,7 +9,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 from tests.servers._process import free_port
 
 SAMPLE_EMAIL = REPO_ROOT / "sample" / "exports" / "email"
@@ -56,7 +56,8 @@ def ops_model_cache(tmp_path_factory) -> Path:
 def chain_resources(home: Path, model_cache: Path, **episode_overrides) -> dict:
     """The code location's resources (whatever the chain needs today: graph, ledger, source APIs...) with a private
     home, the bundled sample mail, and a shared intent-model cache."""
-    from pipelines.resources import EpisodeConfig, ExportsResource, HomeResource, IntentModelResource, default_resources
+    from assets.resources import EpisodeConfig, ExportsResource, HomeResource, IntentModelResource
+    from pipelines.resources import default_resources
 
     return {
         **default_resources(),

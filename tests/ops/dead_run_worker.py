@@ -9,7 +9,7 @@ import signal
 import sys
 
 from connectors.graph.sync_facade import SyncGraphWriter
-from pipelines import cli
+from pipelines import commands as cli
 
 
 def main(kill_at_batch: int, argv: list[str]) -> int:

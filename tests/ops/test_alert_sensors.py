@@ -7,18 +7,16 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.intent_model import intent_classifier
+from assets.intent_model import build_intent_classifier
 from assets.source_chain import build_source_chain
-from pipelines.sensors import (
-    AlertsResource,
-    asset_check_failure_alert,
-    quality_alert,
-    run_failure_alert,
-)
+from pipelines.alert_senders import AlertsResource
+from pipelines.sensors import alert_sensors
 from tests.ops.conftest import chain_resources
 
 DAY = "2026-03-02"
 CHAIN = build_source_chain("email")
+intent_classifier = build_intent_classifier()
+run_failure_alert, asset_check_failure_alert, quality_alert = alert_sensors()
 
 
 def _materialize(instance, tmp_path, ops_model_cache, **episode_overrides):
@@ -132,7 +130,7 @@ def test_a_night_below_the_cost_bound_stays_quiet(instance, httpserver):
 
 
 def test_a_channel_that_is_down_fails_the_tick_and_keeps_the_cursor(instance, failed_run):
-    from pipelines.sensors import NotificationError
+    from pipelines.alert_senders import NotificationError
     from tests.servers._process import free_port
 
     alerts = AlertsResource(channel="webhook", webhook_url=f"http://127.0.0.1:{free_port()}/alerts")
@@ -145,7 +143,7 @@ def test_a_channel_that_is_down_fails_the_tick_and_keeps_the_cursor(instance, fa
 def test_history_is_not_alerted_on_when_the_sensor_is_first_turned_on(instance):
     import time
 
-    from pipelines.sensors import QualityCursor, quality_alerts
+    from pipelines.alert_rules import QualityCursor, quality_alerts
 
     instance.report_runless_asset_event(dg.AssetMaterialization(
         asset_key=dg.AssetKey(["email", "graph"]), partition=DAY, metadata={"llm_cost_usd": 50.0}))

@@ -18,9 +18,9 @@ import pytest
 
 from connectors.graph.embedded_falkor import EmbeddedFalkor
 from pipelines.dead_runs import WORKER_HOST, WORKER_PID, WORKER_STARTED, worker_gone, worker_tags
-from pipelines.resources import GraphResource, LedgerResource
-from pipelines.settings import REPO_ROOT
-from pipelines.staging import Staging
+from assets.resources import GraphResource, LedgerResource
+from flow.settings import REPO_ROOT
+from flow.staging import Staging
 from tests.pipeline.conftest import short_home
 
 START, END = "2026-03-02", "2026-03-23"
@@ -96,7 +96,7 @@ def test_given_a_run_killed_mid_graph_step_when_graphfeed_runs_again_then_the_ni
     assert [slot.run_id for slot in claimed] == [dead.run_id]              # the slot the next night used to wait for
     assert dead.tags[WORKER_PID] and dead.tags[WORKER_HOST]
 
-    rerun = night.run("-m", "pipelines.cli")
+    rerun = night.run("-m", "pipelines.commands")
 
     assert rerun.returncode == 0, rerun.stdout[-3000:] + rerun.stderr[-3000:]
     assert f"failed dead run {dead.run_id}" in rerun.stdout

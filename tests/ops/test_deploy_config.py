@@ -10,7 +10,7 @@ import dagster as dg
 import pytest
 import yaml
 
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 
 DEPLOY = REPO_ROOT / "deploy"
 INSTANCE_YAML = DEPLOY / "k8s" / "dagster-instance.yaml"
@@ -38,9 +38,7 @@ def instance_dir(tmp_path, monkeypatch) -> Path:
 def launcher(instance_dir, tmp_path):
     """The K8sRunLauncher from the instance file, as dagster builds it — outside a cluster only the kube config
     source differs (a kubeconfig for 127.0.0.1 instead of the in-cluster service account; nothing is contacted)."""
-    from dagster._core.instance.ref import InstanceRef
-    from dagster._core.launcher import RunLauncher
-    from dagster._serdes import ConfigurableClassData
+    from pipelines.dagster_private import ConfigurableClassData, InstanceRef, RunLauncher
 
     data = InstanceRef.from_dir(str(instance_dir)).run_launcher_data
     assert (data.module_name, data.class_name) == ("dagster_k8s", "K8sRunLauncher")
@@ -52,7 +50,7 @@ def launcher(instance_dir, tmp_path):
 
 
 def test_the_instance_file_validates_against_dagsters_schema(instance_dir):
-    from dagster._core.instance.config import dagster_instance_config
+    from pipelines.dagster_private import dagster_instance_config
 
     config, _ = dagster_instance_config(str(instance_dir))
     assert config["storage"]["postgres"]["postgres_db"]["hostname"] == {"env": "DAGSTER_PG_HOST"}
@@ -136,10 +134,11 @@ def test_the_code_location_the_user_deployment_serves_loads():
 
 
 def _env_names_read_by_code() -> set[str]:
-    """Every GRAPHFEED_/NEO4J_/FALKORDB_/DAGSTER_ name spelled out in pipelines/ (settings, resources, sensors...) and
-    in the LLM settings (read straight from the environment)."""
+    """Every GRAPHFEED_/NEO4J_/FALKORDB_/DAGSTER_ name spelled out in pipelines/ (resources, sensors, commands...),
+    assets/, flow/ (settings) and in the LLM settings (read straight from the environment)."""
     pattern = re.compile(r'"((?:GRAPHFEED|NEO4J|FALKORDB|DAGSTER)_[A-Z0-9_]+)"')
-    files = [*(REPO_ROOT / "pipelines").glob("*.py"), REPO_ROOT / "connectors" / "graph" / "llm" / "settings.py"]
+    files = [*(p for d in ("pipelines", "assets", "flow") for p in (REPO_ROOT / d).rglob("*.py")),
+             REPO_ROOT / "connectors" / "graph" / "llm" / "settings.py"]
     return {name for path in files for name in pattern.findall(path.read_text())}
 
 

@@ -6,12 +6,13 @@ import re
 import dagster as dg
 import pytest
 
-from assets.intent_model import intent_classifier
+from assets.intent_model import build_intent_classifier
 from assets.source_chain import build_source_chain
 from pipelines.metrics import Sample, collect, prometheus_textfile, render, write_textfile
 from tests.ops.conftest import chain_resources
 
 DAY = "2026-03-02"
+intent_classifier = build_intent_classifier()
 LINE = re.compile(r'^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)\{(?P<labels>(?:[a-zA-Z_]\w*="(?:[^"\\]|\\.)*",?)*)\} '
                   r'(?P<value>-?[0-9.eE+-]+|NaN|[+-]Inf)$')
 

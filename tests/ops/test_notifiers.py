@@ -5,7 +5,14 @@ import json
 import pytest
 from werkzeug import Response
 
-from pipelines.sensors import Alert, AlertsResource, NotificationError, SlackNotifier, SmtpNotifier, WebhookNotifier
+from pipelines.alert_senders import (
+    Alert,
+    AlertsResource,
+    NotificationError,
+    SlackNotifier,
+    SmtpNotifier,
+    WebhookNotifier,
+)
 from tests.servers._process import free_port
 
 ALERT = Alert(kind="check_failure", key="check:7", title="check failure_rate_below_bound on email/episodes failed",
@@ -81,7 +88,7 @@ def test_resource_picks_the_channel_and_rejects_an_unknown_one(httpserver):
 def test_resource_from_env_reads_secrets_as_env_vars(monkeypatch):
     import dagster as dg
 
-    from pipelines.sensors import alerts_resource_from_env
+    from pipelines.alert_senders import alerts_resource_from_env
 
     monkeypatch.setenv("GRAPHFEED_ALERT_CHANNEL", "smtp")
     monkeypatch.setenv("GRAPHFEED_ALERT_SMTP_TO", "a@x, b@x")

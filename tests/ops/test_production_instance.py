@@ -11,9 +11,9 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from dagster._core.events import DagsterEventType
+from pipelines.dagster_private import DagsterEventType
 
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -2,8 +2,9 @@
 
 import dagster as dg
 
-from pipelines.metrics import prometheus_textfile
-from pipelines.sensors import ALERT_SENSORS, AlertsResource, alert_definitions
+from pipelines.alert_senders import AlertsResource
+from pipelines.metrics import prometheus_textfile_sensor
+from pipelines.sensors import alert_definitions, alert_sensors
 
 
 def test_the_code_location_carries_the_alert_and_prometheus_sensors():
@@ -32,5 +33,7 @@ def test_sensors_run_by_themselves_only_when_a_channel_is_configured(monkeypatch
     assert _default_status() == dg.DefaultSensorStatus.STOPPED
     monkeypatch.setenv("GRAPHFEED_ALERT_CHANNEL", "smtp")
     assert _default_status() == dg.DefaultSensorStatus.RUNNING
-    assert all(s.required_resource_keys == {"alerts"} for s in ALERT_SENSORS)
-    assert prometheus_textfile.required_resource_keys == set()
+    sensors = alert_sensors()          # the environment is read when the definitions are built, not at import
+    assert all(s.default_status == dg.DefaultSensorStatus.RUNNING for s in sensors)
+    assert all(s.required_resource_keys == {"alerts"} for s in sensors)
+    assert prometheus_textfile_sensor().required_resource_keys == set()

@@ -13,10 +13,10 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.intent_model import intent_classifier
+from assets.intent_model import build_intent_classifier
 from assets.source_chain import build_source_chain
-from pipelines.partitions import DAILY
-from pipelines.settings import REPO_ROOT, SOURCES
+from assets.partitions import daily_partitions
+from flow.settings import REPO_ROOT, SOURCES
 from tests.ops.cdp import Browser, chromium_binary
 from tests.ops.conftest import chain_resources
 from tests.servers._process import free_port, log_tail, stop_group
@@ -24,6 +24,7 @@ from tests.servers._process import free_port, log_tail, stop_group
 pytestmark = pytest.mark.slow
 
 NIGHTS = ("2026-03-02", "2026-03-03")
+intent_classifier = build_intent_classifier()
 ARTIFACTS = REPO_ROOT / "artifacts" / "ui"
 LOCATION = "pipelines.definitions"
 EPISODE_CHECKS = ("no_empty_content", "intent_and_fingerprint", "failure_rate_below_bound")
@@ -114,7 +115,7 @@ def test_every_source_chain_shows_with_its_lineage_edges(dagster_dev, browser):
     text = _open(browser, f"{dagster_dev}/asset-groups", "Global asset lineage", *SOURCES, "models", "reporting")
     browser.screenshot(ARTIFACTS / "global-lineage.png")
     assert "Reload definitions" in text
-    partitions = f"{len(DAILY.get_partition_keys())} partitions"        # shown on each asset of a chain
+    partitions = f"{len(daily_partitions().get_partition_keys())} partitions"        # shown on each asset of a chain
     for source in SOURCES:
         _open(browser, f"{dagster_dev}/locations/{LOCATION}/asset-groups/{source}",
               "raw_records", "episodes", "graph", "intent_classifier", "nightly_report", partitions)

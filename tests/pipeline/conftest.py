@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.resources import (
+from assets.resources import (
     EpisodeConfig,
     ExportsResource,
     GraphResource,
@@ -15,7 +15,7 @@ from pipelines.resources import (
     LedgerResource,
     SourceApisResource,
 )
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "sample"
 

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from flow.ingest import IngestLimits, ingest
-from pipelines.resources import GraphResource, LedgerResource
-from pipelines.staging import Staging
+from assets.resources import GraphResource, LedgerResource
+from flow.staging import Staging
 
 
 class KillAfterWrite:

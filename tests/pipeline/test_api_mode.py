@@ -6,7 +6,7 @@ import dagster as dg
 import pytest
 
 from assets.source_chain import build_source_chain
-from pipelines.resources import SourceApisResource
+from assets.resources import SourceApisResource
 from tests.jira.fake_jira import FakeJira
 
 TOKEN = "s3cr3t-token-value"
@@ -45,7 +45,7 @@ def test_an_issue_gone_from_the_next_full_listing_becomes_a_tombstone(httpserver
     fake.deleted.add("ACME-1")
     later = dg.materialize(chain, resources={**resources, "apis": apis}, partition_key=nights[2])
     assert later.success
-    from pipelines.staging import Staging
+    from flow.staging import Staging
 
     staged = list(Staging(str(home / "staging")).rows("jira", "tombstones", nights[2]))
     assert [(t["source_key"], t["reason"]) for t in staged] == [("ACME-1", "absent_from_listing")]

@@ -4,13 +4,14 @@ metadata and the checks tell the same story as sample/expected.json."""
 import json
 
 import dagster as dg
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
+from pipelines.dagster_private import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
-from assets.intent_model import intent_classifier
+from assets.intent_model import build_intent_classifier
 from assets.source_chain import build_source_chain
-from pipelines.staging import Staging
+from flow.staging import Staging
 
 CHAIN = build_source_chain("email")
+intent_classifier = build_intent_classifier()
 
 
 def _metadata(result, key: str) -> dict:

@@ -12,9 +12,9 @@ import pytest
 from flow.ingest import IngestLimits, ingest
 from assets.source_chain import build_source_chain
 from connectors.graph.embedded_falkor import EmbeddedFalkor
-from pipelines.resources import GraphResource, LedgerResource
-from pipelines.settings import REPO_ROOT
-from pipelines.staging import Staging
+from assets.resources import GraphResource, LedgerResource
+from flow.settings import REPO_ROOT
+from flow.staging import Staging
 
 DAYS = ["2026-03-02", "2026-03-04", "2026-03-05", "2026-03-09", "2026-03-10", "2026-03-11", "2026-03-12",
         "2026-03-16", "2026-03-17", "2026-03-18", "2026-03-19", "2026-03-20", "2026-03-23"]

@@ -23,7 +23,7 @@ def test_preview_summary_makes_title_only_and_empty_mails_impossible_to_miss(tmp
     mail(exports, "titleonly.eml", "Only a subject", "")
     mail(exports, "hollow.eml", None, "")
     (exports / "broken.eml").write_bytes(b"\x00\x01 not a mail")
-    run = subprocess.run([sys.executable, "-m", "pipelines.cli", "preview", "--source", "email", str(exports)],
+    run = subprocess.run([sys.executable, "-m", "pipelines.commands", "preview", "--source", "email", str(exports)],
                          cwd=ROOT, capture_output=True, text=True, check=True,
                          env={**os.environ, "GRAPHFEED_HOME": str(tmp_path / "home")})
     lines = run.stderr.splitlines()

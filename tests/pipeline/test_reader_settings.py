@@ -19,7 +19,7 @@ RESTRICTED_PAGE = "131076"
 
 
 def preview_groups(tmp_path, **env) -> dict[str, str]:
-    run = subprocess.run([sys.executable, "-m", "pipelines.cli", "preview", "--source", "confluence", str(SAMPLE)],
+    run = subprocess.run([sys.executable, "-m", "pipelines.commands", "preview", "--source", "confluence", str(SAMPLE)],
                          cwd=ROOT, capture_output=True, text=True, check=True,
                          env={**os.environ, "GRAPHFEED_HOME": str(tmp_path), **env})
     episodes = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
@@ -82,7 +82,7 @@ def test_salesforce_reserve_domain_bulk_threshold_and_extra_fields_reach_the_api
 
 
 def test_an_unusable_reader_setting_stops_preview_with_exit_2_naming_it(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "pipelines.cli", "preview", "--source", "confluence", str(SAMPLE)],
+    run = subprocess.run([sys.executable, "-m", "pipelines.commands", "preview", "--source", "confluence", str(SAMPLE)],
                          cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "GRAPHFEED_HOME": str(tmp_path), "GRAPHFEED_CONFLUENCE_RESTRICTED": "open"})
     assert run.returncode == 2 and run.stdout == ""

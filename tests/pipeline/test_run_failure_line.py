@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.settings import REPO_ROOT
+from flow.settings import REPO_ROOT
 
 
 @pytest.mark.slow
@@ -23,7 +23,7 @@ def test_a_failed_step_is_one_line_on_stdout_naming_the_step_and_the_error(tmp_p
     env.pop("DAGSTER_HOME", None)
     try:
         # when the night runs for Jira
-        done = subprocess.run([sys.executable, "-m", "pipelines.cli", "run", "--source", "jira", "--date", "2026-05-04"],
+        done = subprocess.run([sys.executable, "-m", "pipelines.commands", "run", "--source", "jira", "--date", "2026-05-04"],
                               cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
     finally:
         shutil.rmtree(home, ignore_errors=True)

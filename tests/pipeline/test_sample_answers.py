@@ -5,7 +5,7 @@ import datetime as dt
 
 import dagster as dg
 import pytest
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
+from pipelines.dagster_private import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from connectors.graph.sync_facade import SyncGraphReader
 from pipelines.definitions import defs

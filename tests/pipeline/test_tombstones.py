@@ -8,8 +8,8 @@ import pytest
 
 from flow.ingest import IngestLimits, ingest
 from assets.source_chain import build_source_chain
-from assets.steps import TOMBSTONES, Tombstone
-from pipelines.staging import Staging
+from flow.staging import Staging, TOMBSTONES
+from flow.stage import Tombstone
 
 DAY, LATER = "2026-03-04", "2026-03-05"
 DELETED_AT = dt.datetime(2026, 3, 5, 12, 0, tzinfo=dt.timezone.utc)

@@ -74,7 +74,7 @@ def test_the_setting_reaches_the_export_and_api_readers_and_a_bad_code_is_refuse
 
 def test_preview_with_an_unusable_currency_exits_2_naming_the_setting(tmp_path):
     folder = export(tmp_path / "x", currency_column=False)
-    run = subprocess.run([sys.executable, "-m", "pipelines.cli", "preview", "--source", "salesforce", str(folder)],
+    run = subprocess.run([sys.executable, "-m", "pipelines.commands", "preview", "--source", "salesforce", str(folder)],
                          cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "GRAPHFEED_HOME": str(tmp_path), "GRAPHFEED_SALESFORCE_CURRENCY": "$"})
     assert run.returncode == 2 and run.stdout == ""

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipelines.cli import main
+from pipelines.commands import main
 from transforms.intent import shipped
 from transforms.intent.data import IntentDataError
 from transforms.intent.embed_model import EmbedIntentClassifier

@@ -1,4 +1,4 @@
-"""`graphfeed estimate` and `graphfeed review list|show|approve|reject` as plain functions for pipelines/cli.py.
+"""`graphfeed estimate` and `graphfeed review list|show|approve|reject` as plain functions for pipelines/commands/.
 
 Each takes explicit arguments, prints to `out`, and returns a process exit code (0 ok, 1 nothing done/not found,
 2 usage). None of them calls a model.
@@ -23,8 +23,7 @@ def _episodes_from_jsonl(path: Path) -> list[Episode]:
 
 
 def _episodes_from_staging(staging_root: Path, source: str, partition: str) -> list[Episode]:
-    from assets.steps import EPISODES
-    from pipelines.staging import Staging
+    from flow.staging import EPISODES, Staging
 
     return [Episode.model_validate(row) for row in Staging(str(staging_root)).rows(source, EPISODES, partition)]
 

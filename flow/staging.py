@@ -16,6 +16,14 @@ if TYPE_CHECKING:
     from transforms.dedup import DedupStats
     from transforms.episode import Episode
 
+# The stages a source's staging holds (<root>/<source>/<stage>/<partition>.jsonl)
+RAW = "raw_records"
+FAILURES = "failures"
+READ_STATS = "read_stats"
+TOMBSTONES = "tombstones"
+EPISODES = "episodes"
+EPISODE_FAILURES = "episode_failures"
+
 
 class StagedFile:
     """Streamed writer: rows go to <path>.tmp and are renamed into place on commit, so readers never see half a file."""

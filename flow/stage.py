@@ -1,4 +1,4 @@
-"""What the source-chain assets do, as plain functions over staging (testable without Dagster).
+"""Raw-record staging, what a <source>/raw_records asset does, as a plain function (testable without Dagster).
 
 raw records: read the export once for the whole partition range (a backfill reads the files once, not once per day)
 and route each record to the day partitions whose window holds its updated_at (a window reaches `overlap` back into
@@ -16,18 +16,14 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from ground.contract import Checkpoint, Reader, TimeWindow
-from ground.records import RecordFailure, SourceRecord
-from pipelines.partitions import day_window
-from pipelines.staging import Staging, StagedFile, spooled_dedup
-from transforms.build import EpisodeSettings, IntentPredictor, build_episodes
-from transforms.episode import Episode
+from ground.records import RecordFailure
+from flow.staging import FAILURES, RAW, READ_STATS, TOMBSTONES, Staging, StagedFile
 
-RAW = "raw_records"
-FAILURES = "failures"
-READ_STATS = "read_stats"
-TOMBSTONES = "tombstones"
-EPISODES = "episodes"
-EPISODE_FAILURES = "episode_failures"
+
+def day_window(partition_key: str) -> tuple[dt.datetime, dt.datetime]:
+    """A daily partition's UTC day: [midnight, next midnight)."""
+    start = dt.datetime.fromisoformat(partition_key).replace(tzinfo=dt.timezone.utc)
+    return start, start + dt.timedelta(days=1)
 
 
 class Tombstone(BaseModel):
@@ -117,71 +113,4 @@ def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_k
     if isinstance(reader_stats, BaseModel):
         stats.reader_counts = {k: v for k, v in reader_stats.model_dump().items() if isinstance(v, int)}
     staging.write_all(source, READ_STATS, partition_keys[-1], [stats.model_dump(include={"records_read", "failures"})])
-    return stats
-
-
-class EpisodeStats(BaseModel):
-    records: int = 0
-    episodes: int = 0
-    duplicates: int = 0
-    failures: int = 0                     # read failures staged for these partitions, plus build failures below
-    build_failures: int = 0               # records that could not become an episode
-    records_read: int = 0                 # what the reads behind those failures produced
-    empty_content: int = 0
-    missing_intent_or_fingerprint: int = 0
-    intents: dict[str, int] = Field(default_factory=dict)
-    languages: dict[str, int] = Field(default_factory=dict)
-    per_partition: dict[str, int] = Field(default_factory=dict)
-    duplicate_groups: dict[str, list[str]] = Field(default_factory=dict)
-    preview: list[Episode] = Field(default_factory=list)
-
-    @property
-    def dedup_rate(self) -> float:
-        return self.duplicates / self.records if self.records else 0.0
-
-    @property
-    def failure_rate(self) -> float:
-        total = self.records_read + self.failures
-        return self.failures / total if total else 0.0
-
-
-def stage_episodes(staging: Staging, source: str, partition_keys: Sequence[str], classifier: IntentPredictor,
-                   settings: EpisodeSettings, preview_size: int = 5) -> EpisodeStats:
-    stats = EpisodeStats()
-    intents: Counter[str] = Counter()
-    languages: Counter[str] = Counter()
-    for key in partition_keys:
-        records = (SourceRecord.model_validate(row) for row in staging.rows(source, RAW, key))
-        if staging.exists(source, READ_STATS, key):
-            for row in staging.rows(source, READ_STATS, key):
-                stats.failures += row["failures"]
-                stats.records_read += row["records_read"]
-        build_failures = staging.writer(source, EPISODE_FAILURES, key)
-        out = staging.writer(source, EPISODES, key)
-        try:
-            built = build_episodes(records, classifier, settings, on_failure=build_failures.write)
-            with spooled_dedup(built) as (unique, dstats):
-                for episode in unique:
-                    out.write(episode)
-                    intents[episode.intent] += 1
-                    languages[episode.metadata.language] += 1
-                    stats.empty_content += not episode.content.strip()
-                    stats.missing_intent_or_fingerprint += not (episode.intent and episode.fingerprint)
-                    if len(stats.preview) < preview_size:
-                        stats.preview.append(episode)
-        except BaseException:
-            out.abort()
-            build_failures.abort()
-            raise
-        out.commit()
-        build_failures.commit()
-        stats.records += dstats.seen
-        stats.build_failures += build_failures.rows
-        stats.failures += build_failures.rows
-        stats.per_partition[key] = out.rows
-        stats.episodes += out.rows
-        stats.duplicates += dstats.duplicates
-        stats.duplicate_groups.update(dstats.groups)
-    stats.intents = dict(intents.most_common())
-    stats.languages = dict(languages.most_common())
     return stats

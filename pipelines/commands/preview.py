@@ -1,0 +1,83 @@
+"""`graphfeed preview`: export files to episodes on stdout, failures on stderr, no state written.
+
+Its episode settings come from pipelines.resources.episode_config(), the function the nightly run's resources use, so a
+preview shows what the run would stage for the same environment.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from pipelines.commands.common import EXIT_OK, usage_error
+
+
+def preview_config(args: argparse.Namespace):
+    """The nightly run's EpisodeConfig for this environment, with the command line's --group-id and --threshold when
+    given (unset flags leave the environment's values, read in one place: episode_config())."""
+    from pipelines.resources import episode_config
+
+    flags = {"group_id": args.group_id, "intent_threshold": args.threshold}
+    return episode_config(**{name: value for name, value in flags.items() if value is not None})
+
+
+def cmd_preview(args: argparse.Namespace) -> int:
+    from ground.records import RecordFailure
+    from connectors.registry import EXPORT_READERS
+    from flow import settings
+    from flow.staging import spooled_dedup
+    from pipelines.commands.preview_summary import PreviewSummary
+    from pipelines.resources import api_resources, intent_model
+    from transforms.build import build_episodes
+
+    if args.source not in EXPORT_READERS:
+        return usage_error(f"unknown source {args.source!r}; known: {', '.join(sorted(EXPORT_READERS))}")
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        return usage_error(f"no such file or directory: {', '.join(missing)}")
+
+    classifier = intent_model().classifier(settings.home())
+    config = preview_config(args).episode_settings()
+    failures = 0
+    summary = PreviewSummary()
+
+    def report(failure: RecordFailure) -> None:
+        nonlocal failures
+        failures += 1
+        summary.failure(failure)
+        print(f"FAILURE {failure.describe()}", file=sys.stderr)
+
+    try:
+        reader = api_resources()["apis"].export_reader(args.source, args.paths)
+    except ValueError as exc:                   # a reader setting from the environment is unusable
+        return usage_error(str(exc))
+
+    def records():
+        for item in reader.read(None):
+            if isinstance(item, RecordFailure):
+                report(item)
+            else:
+                summary.record(item)
+                yield item
+
+    with spooled_dedup(build_episodes(records(), classifier, config, on_failure=report)) as (unique, stats):
+        for episode in unique:
+            summary.episode(episode)
+            sys.stdout.write(episode.model_dump_json() + "\n")
+    for line in summary.lines():
+        print(line, file=sys.stderr)
+    print(f"graphfeed preview: {stats.seen} records -> {stats.unique} episodes "
+          f"({stats.duplicates} duplicates, dedup rate {stats.dedup_rate:.1%}), {failures} failures", file=sys.stderr)
+    return EXIT_OK
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from flow.settings import SOURCES
+
+    pv = sub.add_parser("preview", help="turn export files into episodes (stdout) and failures (stderr)")
+    pv.add_argument("--source", required=True, choices=SOURCES)
+    pv.add_argument("--group-id", help="default: GRAPHFEED_GROUP_ID, else graphfeed")
+    pv.add_argument("--threshold", type=float,
+                    help="`other` below this intent confidence (default: GRAPHFEED_INTENT_THRESHOLD, else the model's "
+                         "calibrated threshold)")
+    pv.add_argument("paths", nargs="+", help="files or folders (mbox, .eml, .msg, .zip, ...)")
+    pv.set_defaults(func=cmd_preview)
