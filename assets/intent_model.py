@@ -17,20 +17,24 @@ def build_intent_classifier() -> dg.AssetsDefinition:
     @dg.asset(
         key=INTENT_MODEL_KEY,
         group_name="models",
-        code_version=shipped.version(os.environ.get("GRAPHFEED_INTENT_TRAIN") or None,
-                                     os.environ.get("GRAPHFEED_INTENT_TAXONOMY") or None),
+        code_version=shipped.version(
+            os.environ.get("GRAPHFEED_INTENT_TRAIN") or None, os.environ.get("GRAPHFEED_INTENT_TAXONOMY") or None
+        ),
         kinds={"numpy"},
         description="Intent classifier (linear head over MiniLM + cue lexicon) trained reproducibly at run time "
-                    "from the labelled units in data/intent/ (train split).",
+        "from the labelled units in data/intent/ (train split).",
     )
-    def intent_classifier(context: dg.AssetExecutionContext, home: HomeResource,
-                          intent_model: IntentModelResource) -> dg.MaterializeResult:
+    def intent_classifier(
+        context: dg.AssetExecutionContext, home: HomeResource, intent_model: IntentModelResource
+    ) -> dg.MaterializeResult:
         path = intent_model.ensure(home.root)
         classifier = intent_model.classifier(home.root)
-        return dg.MaterializeResult(metadata={
-            "path": dg.MetadataValue.path(str(path)),
-            "labels": len(classifier.labels),
-            "taxonomy": ", ".join(classifier.labels),
-        })
+        return dg.MaterializeResult(
+            metadata={
+                "path": dg.MetadataValue.path(str(path)),
+                "labels": len(classifier.labels),
+                "taxonomy": ", ".join(classifier.labels),
+            }
+        )
 
     return intent_classifier

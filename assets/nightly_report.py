@@ -22,8 +22,9 @@ def build_nightly_report(partitions_def: dg.PartitionsDefinition | None = None) 
         kinds={"python"},
         description="Per-source totals of the night's graph ingestion (ingested, duplicates, failures, cost, backlog).",
     )
-    def nightly_report(context: dg.AssetExecutionContext, home: HomeResource,
-                       ledger: LedgerResource) -> dg.MaterializeResult:
+    def nightly_report(
+        context: dg.AssetExecutionContext, home: HomeResource, ledger: LedgerResource
+    ) -> dg.MaterializeResult:
         keys = set(context.partition_keys)
         rows = {}
         with ledger.open(home.root) as book:
@@ -33,8 +34,9 @@ def build_nightly_report(partitions_def: dg.PartitionsDefinition | None = None) 
                 totals["backlog"] = book.backlog(source)
                 rows[source] = totals
         table = ["| source | " + " | ".join((*FIGURES, "backlog")) + " |", "|---" * (len(FIGURES) + 2) + "|"]
-        table += [f"| {s} | " + " | ".join(str(round(t[f], 6)) for f in (*FIGURES, "backlog")) + " |"
-                  for s, t in rows.items()]
+        table += [
+            f"| {s} | " + " | ".join(str(round(t[f], 6)) for f in (*FIGURES, "backlog")) + " |" for s, t in rows.items()
+        ]
         metadata = {f"total_{name}": sum(t[name] for t in rows.values()) for name in (*FIGURES, "backlog")}
         metadata["total_cost_usd"] = dg.MetadataValue.float(float(metadata["total_cost_usd"]))
         metadata["by_source"] = dg.MetadataValue.md("\n".join(table))

@@ -3,7 +3,6 @@
 
 import datetime as dt
 import os
-from typing import Optional
 from pathlib import Path
 
 import dagster as dg
@@ -47,17 +46,17 @@ class EpisodeConfig(dg.ConfigurableResource):
     """How records become episodes and how much failure a partition may carry."""
 
     group_id: str = "graphfeed"
-    intent_threshold: Optional[float] = None    # None: the model's threshold, calibrated on the train split
-    overlap_minutes: int = 60            # a partition also takes records this close before its day; dedup absorbs them
-    max_failure_rate: float = 0.2        # blocking check on <source>/episodes
+    intent_threshold: float | None = None  # None: the model's threshold, calibrated on the train split
+    overlap_minutes: int = 60  # a partition also takes records this close before its day; dedup absorbs them
+    max_failure_rate: float = 0.2  # blocking check on <source>/episodes
     jira_project_keys: list[str] = []
     jira_base_urls: list[str] = []
     confluence_base_urls: list[str] = []
     ner: bool = True
-    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS   # GRAPHFEED_MAX_TEXT_CHARS: longer texts are cut, with a note
-    ner_stop_names_files: list[str] = []     # extra stop lists for NER names (data/references/stop_names.txt)
-    ner_min_confidence: float = 0.5          # NER person/org candidates below this are dropped
-    ner_entity_confidence: float = 0.8       # ... below this they stay references unless they resolve to a party
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS  # GRAPHFEED_MAX_TEXT_CHARS: longer texts are cut, with a note
+    ner_stop_names_files: list[str] = []  # extra stop lists for NER names (data/references/stop_names.txt)
+    ner_min_confidence: float = 0.5  # NER person/org candidates below this are dropped
+    ner_entity_confidence: float = 0.8  # ... below this they stay references unless they resolve to a party
 
     def episode_settings(self) -> EpisodeSettings:
         return EpisodeSettings(
@@ -82,8 +81,7 @@ class IntentModelResource(dg.ConfigurableResource):
     train_path: str = ""
     taxonomy_path: str = ""
     seed: int = 0
-    cache_dir: str = ""          # where trained models are kept (GRAPHFEED_MODEL_CACHE); default <home>/models
-
+    cache_dir: str = ""  # where trained models are kept (GRAPHFEED_MODEL_CACHE); default <home>/models
 
     _model = PrivateAttr(default=None)
 
@@ -91,9 +89,12 @@ class IntentModelResource(dg.ConfigurableResource):
         from transforms.intent import shipped
 
         cache = self.cache_dir or os.environ.get("GRAPHFEED_MODEL_CACHE", "")
-        return shipped.ensure(Path(cache) if cache else home,
-                              Path(self.train_path) if self.train_path else None,
-                              Path(self.taxonomy_path) if self.taxonomy_path else None, seed=self.seed)
+        return shipped.ensure(
+            Path(cache) if cache else home,
+            Path(self.train_path) if self.train_path else None,
+            Path(self.taxonomy_path) if self.taxonomy_path else None,
+            seed=self.seed,
+        )
 
     def classifier(self, home: Path):
         if self._model is None:
@@ -111,20 +112,20 @@ def _plain(value):
 class GraphResource(dg.ConfigurableResource):
     """Where episodes go: the embedded FalkorDB under the home (default), a FalkorDB server, or Neo4j."""
 
-    backend: str = "falkordb-embedded"          # falkordb-embedded | falkordb | neo4j
+    backend: str = "falkordb-embedded"  # falkordb-embedded | falkordb | neo4j
     falkor_host: str = "localhost"
     falkor_port: int = 6379
     neo4j_uri: str = "bolt://localhost:7687"
     neo4j_user: str = "neo4j"
-    neo4j_password: str | None = None           # EnvVar("NEO4J_PASSWORD")
-    embedder: str = "minilm-local"              # minilm-local | openai (any OpenAI-compatible base_url)
+    neo4j_password: str | None = None  # EnvVar("NEO4J_PASSWORD")
+    embedder: str = "minilm-local"  # minilm-local | openai (any OpenAI-compatible base_url)
     embedder_model: str = "text-embedding-3-small"
     embedder_base_url: str | None = None
-    embedder_api_key: str | None = None         # EnvVar("GRAPHFEED_EMBEDDER_API_KEY")
+    embedder_api_key: str | None = None  # EnvVar("GRAPHFEED_EMBEDDER_API_KEY")
     embedding_dim: int = 384
     domain_orgs: dict[str, str] = {}
-    extraction: dict[str, str] = {}             # source -> structured | llm | both (GRAPHFEED_EXTRACTION)
-    search_timeout_ms: int = 5000               # per search query, server-side (GRAPHFEED_SEARCH_TIMEOUT_MS)
+    extraction: dict[str, str] = {}  # source -> structured | llm | both (GRAPHFEED_EXTRACTION)
+    search_timeout_ms: int = 5000  # per search query, server-side (GRAPHFEED_SEARCH_TIMEOUT_MS)
 
     def graph_config(self, home: Path):
         from connectors.graph.config import GraphConfig
@@ -132,13 +133,22 @@ class GraphResource(dg.ConfigurableResource):
 
         llm = llm_settings_from_env() if any(m in ("llm", "both") for m in self.extraction.values()) else None
         return GraphConfig(
-            extraction=self.extraction, llm=llm,
-            backend=self.backend, home=home, falkor_host=self.falkor_host, falkor_port=self.falkor_port,
-            neo4j_uri=self.neo4j_uri, neo4j_user=self.neo4j_user, neo4j_password=_plain(self.neo4j_password),
+            extraction=self.extraction,
+            llm=llm,
+            backend=self.backend,
+            home=home,
+            falkor_host=self.falkor_host,
+            falkor_port=self.falkor_port,
+            neo4j_uri=self.neo4j_uri,
+            neo4j_user=self.neo4j_user,
+            neo4j_password=_plain(self.neo4j_password),
             embedder=self.embedder,
             embedder_model="all-MiniLM-L6-v2" if self.embedder == "minilm-local" else self.embedder_model,
-            embedder_base_url=self.embedder_base_url, embedder_api_key=_plain(self.embedder_api_key),
-            embedding_dim=self.embedding_dim, domain_orgs=self.domain_orgs, search_timeout_ms=self.search_timeout_ms,
+            embedder_base_url=self.embedder_base_url,
+            embedder_api_key=_plain(self.embedder_api_key),
+            embedding_dim=self.embedding_dim,
+            domain_orgs=self.domain_orgs,
+            search_timeout_ms=self.search_timeout_ms,
         )
 
     def writer(self, home: Path):
@@ -150,7 +160,7 @@ class GraphResource(dg.ConfigurableResource):
 class LedgerResource(dg.ConfigurableResource):
     """The episode ledger: SQLite under the home unless GRAPHFEED_LEDGER_URL points at PostgreSQL."""
 
-    url: str | None = None                      # EnvVar("GRAPHFEED_LEDGER_URL") when set
+    url: str | None = None  # EnvVar("GRAPHFEED_LEDGER_URL") when set
 
     def open(self, home: Path):
         from connectors.graph.ledger import Ledger, ledger_url_for_home
@@ -168,7 +178,7 @@ class IngestConfig(dg.ConfigurableResource):
     max_attempts: int = 3
     retry_backoff_seconds: float = 300.0
     max_failure_rate: float = 0.1
-    backlog_growth_runs: int = 3                # backlog rising this many runs in a row fails the check
+    backlog_growth_runs: int = 3  # backlog rising this many runs in a row fails the check
 
 
 class SourceApisResource(dg.ConfigurableResource):
@@ -177,43 +187,43 @@ class SourceApisResource(dg.ConfigurableResource):
 
     jira_url: str = ""
     jira_username: str | None = None
-    jira_api_token: str | None = None           # EnvVar("GRAPHFEED_JIRA_API_TOKEN")
+    jira_api_token: str | None = None  # EnvVar("GRAPHFEED_JIRA_API_TOKEN")
     jira_cloud: bool = True
     jira_project_keys: list[str] = []
     jira_extra_jql: str | None = None
-    jira_full_listing_days: float | None = 7.0      # list every key this often: a key gone from the list is deleted
-    jira_content_fields: list[str] = []         # custom field names copied into the episode content (API and export)
-    jira_csv_timezone: str = "UTC"              # Jira's CSV export writes dates in the exporting user's time zone
+    jira_full_listing_days: float | None = 7.0  # list every key this often: a key gone from the list is deleted
+    jira_content_fields: list[str] = []  # custom field names copied into the episode content (API and export)
+    jira_csv_timezone: str = "UTC"  # Jira's CSV export writes dates in the exporting user's time zone
     confluence_url: str = ""
     confluence_username: str | None = None
-    confluence_api_token: str | None = None     # EnvVar("GRAPHFEED_CONFLUENCE_API_TOKEN")
+    confluence_api_token: str | None = None  # EnvVar("GRAPHFEED_CONFLUENCE_API_TOKEN")
     confluence_cloud: bool = True
     confluence_spaces: list[str] = []
-    confluence_timezone: str = "UTC"            # the API user's profile time zone (CQL dates are read in it)
+    confluence_timezone: str = "UTC"  # the API user's profile time zone (CQL dates are read in it)
     confluence_include_labels: list[str] = []
     confluence_exclude_labels: list[str] = []
-    confluence_history_versions: int = 20       # earlier versions saved inside the window, per page (0 = current only)
+    confluence_history_versions: int = 20  # earlier versions saved inside the window, per page (0 = current only)
     # Which group a page goes to, for API and export reads alike (connectors/confluence/groups.py).
-    confluence_restricted: str = "skip"         # skip | separate_group
-    confluence_group_template: str = ""         # "" = the pipeline's group; e.g. "confluence_{space}"
+    confluence_restricted: str = "skip"  # skip | separate_group
+    confluence_group_template: str = ""  # "" = the pipeline's group; e.g. "confluence_{space}"
     confluence_restricted_template: str = "confluence_{space}_restricted"
     confluence_space_groups: dict[str, str] = {}
     confluence_restricted_space_groups: dict[str, str] = {}
-    confluence_export_timezone: str = "UTC"     # XML space exports carry the server's local time
-    confluence_ignore_property_keys: list[str] = []     # page-properties keys that make no facts (case-insensitive)
-    salesforce_login_url: str = ""              # https://login.salesforce.com, https://test.salesforce.com, My Domain
+    confluence_export_timezone: str = "UTC"  # XML space exports carry the server's local time
+    confluence_ignore_property_keys: list[str] = []  # page-properties keys that make no facts (case-insensitive)
+    salesforce_login_url: str = ""  # https://login.salesforce.com, https://test.salesforce.com, My Domain
     salesforce_instance_url: str | None = None
     salesforce_username: str | None = None
-    salesforce_password: str | None = None      # EnvVar("GRAPHFEED_SALESFORCE_PASSWORD")
-    salesforce_security_token: str | None = None    # EnvVar("GRAPHFEED_SALESFORCE_SECURITY_TOKEN")
+    salesforce_password: str | None = None  # EnvVar("GRAPHFEED_SALESFORCE_PASSWORD")
+    salesforce_security_token: str | None = None  # EnvVar("GRAPHFEED_SALESFORCE_SECURITY_TOKEN")
     salesforce_client_id: str | None = None
-    salesforce_client_secret: str | None = None     # EnvVar("GRAPHFEED_SALESFORCE_CLIENT_SECRET")
+    salesforce_client_secret: str | None = None  # EnvVar("GRAPHFEED_SALESFORCE_CLIENT_SECRET")
     salesforce_objects: list[str] = []
-    salesforce_extra_fields: dict[str, list[str]] = {}     # Object -> more SOQL columns (custom __c fields)
-    salesforce_domain: str = "login"            # SOAP login without a connected app: login / test / <mydomain>.my
-    salesforce_api_reserve: int = 1_000         # daily API calls left to the org's other users: the read stops before
-    salesforce_bulk_threshold: int = 10_000     # rows in a window from which Bulk API 2.0 is used
-    salesforce_currency: str = ""               # the org's currency (ISO code) for rows without CurrencyIsoCode
+    salesforce_extra_fields: dict[str, list[str]] = {}  # Object -> more SOQL columns (custom __c fields)
+    salesforce_domain: str = "login"  # SOAP login without a connected app: login / test / <mydomain>.my
+    salesforce_api_reserve: int = 1_000  # daily API calls left to the org's other users: the read stops before
+    salesforce_bulk_threshold: int = 10_000  # rows in a window from which Bulk API 2.0 is used
+    salesforce_currency: str = ""  # the org's currency (ISO code) for rows without CurrencyIsoCode
 
     def confluence_groups(self):
         from pydantic import ValidationError
@@ -221,13 +231,18 @@ class SourceApisResource(dg.ConfigurableResource):
         from connectors.confluence.groups import GroupPolicy
 
         try:
-            return GroupPolicy(restricted=self.confluence_restricted, group_template=self.confluence_group_template,
-                               restricted_template=self.confluence_restricted_template,
-                               space_groups=self.confluence_space_groups,
-                               restricted_space_groups=self.confluence_restricted_space_groups)
+            return GroupPolicy(
+                restricted=self.confluence_restricted,
+                group_template=self.confluence_group_template,
+                restricted_template=self.confluence_restricted_template,
+                space_groups=self.confluence_space_groups,
+                restricted_space_groups=self.confluence_restricted_space_groups,
+            )
         except ValidationError as exc:
-            problems = "; ".join(f"confluence_{e['loc'][0]} (GRAPHFEED_CONFLUENCE_{str(e['loc'][0]).upper()}): "
-                                 f"{e['msg']}" for e in exc.errors())
+            problems = "; ".join(
+                f"confluence_{e['loc'][0]} (GRAPHFEED_CONFLUENCE_{str(e['loc'][0]).upper()}): {e['msg']}"
+                for e in exc.errors()
+            )
             raise ValueError(problems) from None
 
     def confluence_property_keys_ignored(self) -> frozenset[str]:
@@ -244,7 +259,7 @@ class SourceApisResource(dg.ConfigurableResource):
     def _export_options(self, source: str) -> dict:
         from connectors.archives import ArchiveLimits
 
-        limits = {"archive_limits": ArchiveLimits.from_env()} if source != "jira" else {}   # GRAPHFEED_ZIP_*
+        limits = {"archive_limits": ArchiveLimits.from_env()} if source != "jira" else {}  # GRAPHFEED_ZIP_*
         return {**limits, **self._file_options(source)}
 
     def _file_options(self, source: str) -> dict:
@@ -254,18 +269,24 @@ class SourceApisResource(dg.ConfigurableResource):
             try:
                 zone = ZoneInfo(self.jira_csv_timezone)
             except (ValueError, KeyError):
-                raise ValueError(f"jira_csv_timezone (GRAPHFEED_JIRA_CSV_TIMEZONE) {self.jira_csv_timezone!r} is not "
-                                 "an IANA time zone such as Europe/Berlin") from None
-            return {"base_url": self.jira_url or None, "content_fields": self.jira_content_fields,
-                    "csv_timezone": zone}
+                raise ValueError(
+                    f"jira_csv_timezone (GRAPHFEED_JIRA_CSV_TIMEZONE) {self.jira_csv_timezone!r} is not "
+                    "an IANA time zone such as Europe/Berlin"
+                ) from None
+            return {"base_url": self.jira_url or None, "content_fields": self.jira_content_fields, "csv_timezone": zone}
         if source == "salesforce":
             return {"instance_url": self.salesforce_instance_url, "currency": self.salesforce_currency or None}
         if source == "confluence":
             from connectors.confluence.export_reader import ExportSettings
 
-            return {"settings": ExportSettings(timezone=self.confluence_export_timezone,
-                                               base_url=self.confluence_url or None, groups=self.confluence_groups(),
-                                               ignore_property_keys=self.confluence_property_keys_ignored())}
+            return {
+                "settings": ExportSettings(
+                    timezone=self.confluence_export_timezone,
+                    base_url=self.confluence_url or None,
+                    groups=self.confluence_groups(),
+                    ignore_property_keys=self.confluence_property_keys_ignored(),
+                )
+            }
         return {}
 
     def reader(self, source: str):
@@ -273,36 +294,63 @@ class SourceApisResource(dg.ConfigurableResource):
         if source == "jira" and self.jira_url:
             from connectors.jira import JiraApiReader, JiraApiSettings
 
-            return JiraApiReader(JiraApiSettings(
-                base_url=self.jira_url, username=self.jira_username, token=_plain(self.jira_api_token) or "",
-                cloud=self.jira_cloud, project_keys=self.jira_project_keys, extra_jql=self.jira_extra_jql,
-                content_fields=self.jira_content_fields,
-                full_listing_every=None if self.jira_full_listing_days is None
-                else dt.timedelta(days=self.jira_full_listing_days)))
+            return JiraApiReader(
+                JiraApiSettings(
+                    base_url=self.jira_url,
+                    username=self.jira_username,
+                    token=_plain(self.jira_api_token) or "",
+                    cloud=self.jira_cloud,
+                    project_keys=self.jira_project_keys,
+                    extra_jql=self.jira_extra_jql,
+                    content_fields=self.jira_content_fields,
+                    full_listing_every=None
+                    if self.jira_full_listing_days is None
+                    else dt.timedelta(days=self.jira_full_listing_days),
+                )
+            )
         if source == "confluence" and self.confluence_url:
             from connectors.confluence.api_reader import ConfluenceApiReader
             from connectors.confluence.api_settings import ConfluenceApiSettings
 
-            return ConfluenceApiReader(ConfluenceApiSettings(
-                base_url=self.confluence_url, username=self.confluence_username,
-                token=_plain(self.confluence_api_token) or "", cloud=self.confluence_cloud,
-                spaces=self.confluence_spaces, user_timezone=self.confluence_timezone,
-                include_labels=self.confluence_include_labels, exclude_labels=self.confluence_exclude_labels,
-                history_versions=self.confluence_history_versions, groups=self.confluence_groups(),
-                ignore_property_keys=self.confluence_property_keys_ignored()))
+            return ConfluenceApiReader(
+                ConfluenceApiSettings(
+                    base_url=self.confluence_url,
+                    username=self.confluence_username,
+                    token=_plain(self.confluence_api_token) or "",
+                    cloud=self.confluence_cloud,
+                    spaces=self.confluence_spaces,
+                    user_timezone=self.confluence_timezone,
+                    include_labels=self.confluence_include_labels,
+                    exclude_labels=self.confluence_exclude_labels,
+                    history_versions=self.confluence_history_versions,
+                    groups=self.confluence_groups(),
+                    ignore_property_keys=self.confluence_property_keys_ignored(),
+                )
+            )
         if source == "salesforce" and (self.salesforce_login_url or self.salesforce_instance_url):
             from connectors.salesforce import SalesforceApiReader, SalesforceApiSettings
 
-            secret = {name: _plain(getattr(self, f"salesforce_{name}"))
-                      for name in ("password", "security_token", "client_secret")}
-            return SalesforceApiReader(SalesforceApiSettings(
-                login_url=self.salesforce_login_url or None, instance_url=self.salesforce_instance_url,
-                username=self.salesforce_username, client_id=self.salesforce_client_id,
-                password=secret["password"], security_token=secret["security_token"] or "",
-                client_secret=secret["client_secret"], domain=self.salesforce_domain,
-                extra_fields=self.salesforce_extra_fields, api_reserve=self.salesforce_api_reserve,
-                bulk_threshold=self.salesforce_bulk_threshold, currency=self.salesforce_currency or None,
-                **({"objects": self.salesforce_objects} if self.salesforce_objects else {})))
+            secret = {
+                name: _plain(getattr(self, f"salesforce_{name}"))
+                for name in ("password", "security_token", "client_secret")
+            }
+            return SalesforceApiReader(
+                SalesforceApiSettings(
+                    login_url=self.salesforce_login_url or None,
+                    instance_url=self.salesforce_instance_url,
+                    username=self.salesforce_username,
+                    client_id=self.salesforce_client_id,
+                    password=secret["password"],
+                    security_token=secret["security_token"] or "",
+                    client_secret=secret["client_secret"],
+                    domain=self.salesforce_domain,
+                    extra_fields=self.salesforce_extra_fields,
+                    api_reserve=self.salesforce_api_reserve,
+                    bulk_threshold=self.salesforce_bulk_threshold,
+                    currency=self.salesforce_currency or None,
+                    **({"objects": self.salesforce_objects} if self.salesforce_objects else {}),
+                )
+            )
         return None
 
     def saved_checkpoint(self, source: str, staging: Staging):

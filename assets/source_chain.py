@@ -8,12 +8,7 @@ import datetime as dt
 
 import dagster as dg
 
-from flow.ingest import IngestLimits, ingest
 from assets.intent_model import INTENT_MODEL_KEY
-from flow.staging import EPISODES, FAILURES, RAW
-from flow.episodes import stage_episodes
-from flow.stage import stage_raw_records
-from connectors.graph.config import EmbedderMismatch
 from assets.partitions import daily_partitions
 from assets.resources import (
     EpisodeConfig,
@@ -25,6 +20,11 @@ from assets.resources import (
     LedgerResource,
     SourceApisResource,
 )
+from connectors.graph.config import EmbedderMismatch
+from flow.episodes import stage_episodes
+from flow.ingest import IngestLimits, ingest
+from flow.stage import stage_raw_records
+from flow.staging import EPISODES, FAILURES, RAW
 
 GRAPH_POOL = "graph_write"
 
@@ -33,12 +33,13 @@ def _preview(episodes) -> str:
     lines = ["| when (UTC) | actor | intent | conf | title |", "|---|---|---|---:|---|"]
     for ep in episodes:
         title = (ep.metadata.title or ep.content[:60]).replace("|", "\\|").replace("\n", " ")[:80]
-        lines.append(f"| {ep.timestamp:%Y-%m-%d %H:%M} | {ep.actor.id} | {ep.intent} | {ep.intent_confidence:.2f} | {title} |")
+        lines.append(
+            f"| {ep.timestamp:%Y-%m-%d %H:%M} | {ep.actor.id} | {ep.intent} | {ep.intent_confidence:.2f} | {title} |"
+        )
     return "\n".join(lines)
 
 
-def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | None = None
-                       ) -> list[dg.AssetsDefinition]:
+def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | None = None) -> list[dg.AssetsDefinition]:
     """`partitions_def`: the code location's daily partitions (default: built from the environment now)."""
     partitions = partitions_def or daily_partitions()
     single_run = dg.BackfillPolicy.single_run()
@@ -55,35 +56,54 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
         kinds={"python"},
         pool=f"{source}_api",
         description=f"{source} records whose updated time falls in the partition's UTC day (plus overlap), "
-                    "and the failures met while reading.",
+        "and the failures met while reading.",
     )
-    def raw_records(context: dg.AssetExecutionContext, home: HomeResource, exports: ExportsResource,
-                    apis: SourceApisResource, episode_config: EpisodeConfig) -> dg.MaterializeResult:
+    def raw_records(
+        context: dg.AssetExecutionContext,
+        home: HomeResource,
+        exports: ExportsResource,
+        apis: SourceApisResource,
+        episode_config: EpisodeConfig,
+    ) -> dg.MaterializeResult:
         keys = context.partition_keys
         api_reader = apis.reader(source)
         reader = api_reader or apis.export_reader(source, exports.paths(source))
         staging = home.staging()
         saved = apis.saved_checkpoint(source, staging) if api_reader else None
-        stats = stage_raw_records(reader, staging, source, keys, whole_export=api_reader is None, checkpoint=saved,
-                                  overlap=dt.timedelta(minutes=episode_config.overlap_minutes))
+        stats = stage_raw_records(
+            reader,
+            staging,
+            source,
+            keys,
+            whole_export=api_reader is None,
+            checkpoint=saved,
+            overlap=dt.timedelta(minutes=episode_config.overlap_minutes),
+        )
         if api_reader:
             apis.save_checkpoint(source, staging, stats.checkpoint)
-        context.log.info("%s: %d records, %d failures over %d partition(s)", source, stats.distinct_records,
-                         stats.failures, len(keys))
-        return dg.MaterializeResult(metadata={
-            "dagster/row_count": stats.records,
-            "records": stats.distinct_records,
-            "records_read": stats.records_read,
-            "failures": stats.failures,
-            "failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
-            "tombstones": stats.tombstones,
-            **{f"failures/{cls}": n for cls, n in sorted(stats.failures_by_class.items())},
-            **{f"reader/{name}": n for name, n in sorted(stats.reader_counts.items())},
-            "partitions": len(keys),
-            "mode": "api" if api_reader else "export files",
-            "staged": dg.MetadataValue.path(str(staging.path(source, RAW, keys[-1]).parent)),
-            "failures_file": dg.MetadataValue.path(str(staging.path(source, FAILURES, keys[-1]))),
-        })
+        context.log.info(
+            "%s: %d records, %d failures over %d partition(s)",
+            source,
+            stats.distinct_records,
+            stats.failures,
+            len(keys),
+        )
+        return dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": stats.records,
+                "records": stats.distinct_records,
+                "records_read": stats.records_read,
+                "failures": stats.failures,
+                "failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
+                "tombstones": stats.tombstones,
+                **{f"failures/{cls}": n for cls, n in sorted(stats.failures_by_class.items())},
+                **{f"reader/{name}": n for name, n in sorted(stats.reader_counts.items())},
+                "partitions": len(keys),
+                "mode": "api" if api_reader else "export files",
+                "staged": dg.MetadataValue.path(str(staging.path(source, RAW, keys[-1]).parent)),
+                "failures_file": dg.MetadataValue.path(str(staging.path(source, FAILURES, keys[-1]))),
+            }
+        )
 
     @dg.asset(
         key=episodes_key,
@@ -94,17 +114,27 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
         tags=tags,
         kinds={"python", "spacy"},
         check_specs=[
-            dg.AssetCheckSpec("no_empty_content", asset=episodes_key,
-                              description="Every episode has content."),
-            dg.AssetCheckSpec("intent_and_fingerprint", asset=episodes_key,
-                              description="Every episode has an intent and a fingerprint."),
-            dg.AssetCheckSpec("failure_rate_below_bound", asset=episodes_key, blocking=True,
-                              description="Share of records that failed to read stays below the configured bound."),
+            dg.AssetCheckSpec("no_empty_content", asset=episodes_key, description="Every episode has content."),
+            dg.AssetCheckSpec(
+                "intent_and_fingerprint",
+                asset=episodes_key,
+                description="Every episode has an intent and a fingerprint.",
+            ),
+            dg.AssetCheckSpec(
+                "failure_rate_below_bound",
+                asset=episodes_key,
+                blocking=True,
+                description="Share of records that failed to read stays below the configured bound.",
+            ),
         ],
         description=f"{source} episodes: intent, references, fingerprint; duplicates merged and recorded.",
     )
-    def episodes(context: dg.AssetExecutionContext, home: HomeResource, intent_model: IntentModelResource,
-                 episode_config: EpisodeConfig) -> dg.MaterializeResult:
+    def episodes(
+        context: dg.AssetExecutionContext,
+        home: HomeResource,
+        intent_model: IntentModelResource,
+        episode_config: EpisodeConfig,
+    ) -> dg.MaterializeResult:
         keys = context.partition_keys
         staging = home.staging()
         classifier = intent_model.classifier(home.root)
@@ -125,15 +155,25 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
                 "staged": dg.MetadataValue.path(str(staging.path(source, EPISODES, keys[-1]).parent)),
             },
             check_results=[
-                dg.AssetCheckResult(check_name="no_empty_content", passed=stats.empty_content == 0,
-                                    metadata={"empty": stats.empty_content}),
-                dg.AssetCheckResult(check_name="intent_and_fingerprint",
-                                    passed=stats.missing_intent_or_fingerprint == 0,
-                                    metadata={"missing": stats.missing_intent_or_fingerprint}),
-                dg.AssetCheckResult(check_name="failure_rate_below_bound", passed=stats.failure_rate <= bound,
-                                    metadata={"failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
-                                              "bound": dg.MetadataValue.float(bound),
-                                              "failures": stats.failures}),
+                dg.AssetCheckResult(
+                    check_name="no_empty_content",
+                    passed=stats.empty_content == 0,
+                    metadata={"empty": stats.empty_content},
+                ),
+                dg.AssetCheckResult(
+                    check_name="intent_and_fingerprint",
+                    passed=stats.missing_intent_or_fingerprint == 0,
+                    metadata={"missing": stats.missing_intent_or_fingerprint},
+                ),
+                dg.AssetCheckResult(
+                    check_name="failure_rate_below_bound",
+                    passed=stats.failure_rate <= bound,
+                    metadata={
+                        "failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
+                        "bound": dg.MetadataValue.float(bound),
+                        "failures": stats.failures,
+                    },
+                ),
             ],
         )
 
@@ -149,36 +189,64 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
         kinds={"graphiti"},
         pool=GRAPH_POOL,
         check_specs=[
-            dg.AssetCheckSpec("embedder_matches", asset=graph_key, blocking=True,
-                              description="The graph was written with the embedder and dimension this run uses."),
-            dg.AssetCheckSpec("ingest_failure_rate_below_bound", asset=graph_key,
-                              description="Share of attempted episodes that failed stays below the bound."),
-            dg.AssetCheckSpec("backlog_not_growing", asset=graph_key,
-                              description="The ledger backlog did not rise run after run."),
+            dg.AssetCheckSpec(
+                "embedder_matches",
+                asset=graph_key,
+                blocking=True,
+                description="The graph was written with the embedder and dimension this run uses.",
+            ),
+            dg.AssetCheckSpec(
+                "ingest_failure_rate_below_bound",
+                asset=graph_key,
+                description="Share of attempted episodes that failed stays below the bound.",
+            ),
+            dg.AssetCheckSpec(
+                "backlog_not_growing", asset=graph_key, description="The ledger backlog did not rise run after run."
+            ),
         ],
         description=f"{source} episodes (and the backlog) written to the Graphiti graph in bounded batches; "
-                    "the ledger records every episode's status.",
+        "the ledger records every episode's status.",
     )
-    def graph_ingest(context: dg.AssetExecutionContext, home: HomeResource, graph: GraphResource, ledger: LedgerResource,
-              ingest_config: IngestConfig) -> dg.MaterializeResult:
-        limits = IngestLimits(batch_size=ingest_config.batch_size, max_episodes=ingest_config.max_episodes_per_run,
-                              max_cost_usd=ingest_config.max_cost_per_run_usd, max_attempts=ingest_config.max_attempts,
-                              backoff_seconds=ingest_config.retry_backoff_seconds)
+    def graph_ingest(
+        context: dg.AssetExecutionContext,
+        home: HomeResource,
+        graph: GraphResource,
+        ledger: LedgerResource,
+        ingest_config: IngestConfig,
+    ) -> dg.MaterializeResult:
+        limits = IngestLimits(
+            batch_size=ingest_config.batch_size,
+            max_episodes=ingest_config.max_episodes_per_run,
+            max_cost_usd=ingest_config.max_cost_per_run_usd,
+            max_attempts=ingest_config.max_attempts,
+            backoff_seconds=ingest_config.retry_backoff_seconds,
+        )
         with ledger.open(home.root) as book, graph.writer(home.root) as writer:
             try:
-                stats = ingest(book, writer, home.staging(), source, context.partition_keys, limits,
-                               run_id=f"{context.run_id}:{source}", growth_runs=ingest_config.backlog_growth_runs)
+                stats = ingest(
+                    book,
+                    writer,
+                    home.staging(),
+                    source,
+                    context.partition_keys,
+                    limits,
+                    run_id=f"{context.run_id}:{source}",
+                    growth_runs=ingest_config.backlog_growth_runs,
+                )
             except EmbedderMismatch as exc:
                 context.log.error(str(exc))
                 return dg.MaterializeResult(
                     metadata={"ingested": 0, "error": str(exc)},
-                    check_results=[dg.AssetCheckResult(check_name="embedder_matches", passed=False,
-                                                       metadata={"error": str(exc)}),
-                                   dg.AssetCheckResult(check_name="ingest_failure_rate_below_bound", passed=True),
-                                   dg.AssetCheckResult(check_name="backlog_not_growing", passed=True)])
+                    check_results=[
+                        dg.AssetCheckResult(check_name="embedder_matches", passed=False, metadata={"error": str(exc)}),
+                        dg.AssetCheckResult(check_name="ingest_failure_rate_below_bound", passed=True),
+                        dg.AssetCheckResult(check_name="backlog_not_growing", passed=True),
+                    ],
+                )
         if stats.stopped_by:
-            context.log.warning("stopped by %s: %d episodes stay pending for the next run", stats.stopped_by,
-                                stats.backlog)
+            context.log.warning(
+                "stopped by %s: %d episodes stay pending for the next run", stats.stopped_by, stats.backlog
+            )
         bound = ingest_config.max_failure_rate
         return dg.MaterializeResult(
             metadata={
@@ -199,11 +267,24 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
                 "llm_tokens_out": stats.tokens_out,
                 "llm_cost_usd": dg.MetadataValue.float(stats.cost_usd),
                 "llm_cost_per_episode_usd": dg.MetadataValue.float(
-                    round(stats.cost_usd / stats.attempted, 6) if stats.attempted else 0.0),
-                **{name: getattr(stats, name) for name in (
-                    "llm_calls", "embedding_tokens", "llm_retries", "llm_rate_limited", "llm_timeouts",
-                    "llm_invalid_output", "llm_unparseable_dates", "llm_entities", "llm_facts", "held_for_review",
-                    "llm_skipped")},
+                    round(stats.cost_usd / stats.attempted, 6) if stats.attempted else 0.0
+                ),
+                **{
+                    name: getattr(stats, name)
+                    for name in (
+                        "llm_calls",
+                        "embedding_tokens",
+                        "llm_retries",
+                        "llm_rate_limited",
+                        "llm_timeouts",
+                        "llm_invalid_output",
+                        "llm_unparseable_dates",
+                        "llm_entities",
+                        "llm_facts",
+                        "held_for_review",
+                        "llm_skipped",
+                    )
+                },
                 "llm_tokens_by_prompt": dg.MetadataValue.json(stats.llm_tokens_by_prompt),
                 "llm_batch_costs_usd": dg.MetadataValue.json(stats.batch_costs_usd),
                 "seconds_per_episode_p50": dg.MetadataValue.float(round(stats.percentile(50), 4)),
@@ -212,11 +293,19 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
             },
             check_results=[
                 dg.AssetCheckResult(check_name="embedder_matches", passed=True),
-                dg.AssetCheckResult(check_name="ingest_failure_rate_below_bound", passed=stats.failure_rate <= bound,
-                                    metadata={"failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
-                                              "bound": dg.MetadataValue.float(bound)}),
-                dg.AssetCheckResult(check_name="backlog_not_growing", passed=not stats.backlog_growing,
-                                    metadata={"backlog": stats.backlog}),
+                dg.AssetCheckResult(
+                    check_name="ingest_failure_rate_below_bound",
+                    passed=stats.failure_rate <= bound,
+                    metadata={
+                        "failure_rate": dg.MetadataValue.float(round(stats.failure_rate, 4)),
+                        "bound": dg.MetadataValue.float(bound),
+                    },
+                ),
+                dg.AssetCheckResult(
+                    check_name="backlog_not_growing",
+                    passed=not stats.backlog_growing,
+                    metadata={"backlog": stats.backlog},
+                ),
             ],
         )
 

@@ -22,12 +22,13 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-WORDS = ("export migration throughput invoice contract deploy review budget customer ticket server quarter plan "
-         "graph report schedule warehouse oracle connector parallel").split()
+WORDS = (
+    "export migration throughput invoice contract deploy review budget customer ticket server quarter plan "
+    "graph report schedule warehouse oracle connector parallel"
+).split()
 
 
 def _sentence(rng: random.Random, n: int) -> str:
@@ -38,39 +39,98 @@ def write_jira(path: Path, rows: int, seed: int = 14) -> None:
     import csv
 
     rng = random.Random(seed)
-    header = ["Summary", "Issue key", "Issue id", "Issue Type", "Status", "Project key", "Project name", "Priority",
-              "Assignee", "Assignee Id", "Reporter", "Reporter Id", "Created", "Updated", "Labels", "Labels",
-              "Description", "Comment", "Outward issue link (Blocks)"]
+    header = [
+        "Summary",
+        "Issue key",
+        "Issue id",
+        "Issue Type",
+        "Status",
+        "Project key",
+        "Project name",
+        "Priority",
+        "Assignee",
+        "Assignee Id",
+        "Reporter",
+        "Reporter Id",
+        "Created",
+        "Updated",
+        "Labels",
+        "Labels",
+        "Description",
+        "Comment",
+        "Outward issue link (Blocks)",
+    ]
     with open(path, "w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(header)
         for i in range(rows):
             day = 1 + i % 28
-            writer.writerow([
-                _sentence(rng, 6).capitalize(), f"NW-{i + 1}", str(10000 + i), rng.choice(["Story", "Task", "Bug"]),
-                rng.choice(["To Do", "In Progress", "Done"]), "NW", "Northwind", rng.choice(["High", "Medium"]),
-                "Li Na", "712020:00a9e4255a5b63067b76cbfb", "Wang Wei", "712020:2ac812995780137955766828",
-                f"{day:02d}/Mar/26 9:00 AM", f"{day:02d}/Apr/26 10:00 AM", "acme", "migration",
-                _sentence(rng, 40), f"{day:02d}/Apr/26 7:10 AM;712020:00a9e4255a5b63067b76cbfb;{_sentence(rng, 15)}",
-                f"NW-{max(1, i)}"])
+            writer.writerow(
+                [
+                    _sentence(rng, 6).capitalize(),
+                    f"NW-{i + 1}",
+                    str(10000 + i),
+                    rng.choice(["Story", "Task", "Bug"]),
+                    rng.choice(["To Do", "In Progress", "Done"]),
+                    "NW",
+                    "Northwind",
+                    rng.choice(["High", "Medium"]),
+                    "Li Na",
+                    "712020:00a9e4255a5b63067b76cbfb",
+                    "Wang Wei",
+                    "712020:2ac812995780137955766828",
+                    f"{day:02d}/Mar/26 9:00 AM",
+                    f"{day:02d}/Apr/26 10:00 AM",
+                    "acme",
+                    "migration",
+                    _sentence(rng, 40),
+                    f"{day:02d}/Apr/26 7:10 AM;712020:00a9e4255a5b63067b76cbfb;{_sentence(rng, 15)}",
+                    f"NW-{max(1, i)}",
+                ]
+            )
 
 
 def write_salesforce(path: Path, rows: int, seed: int = 14) -> None:
     import csv
 
     rng = random.Random(seed)
-    header = ["Id", "IsDeleted", "AccountId", "Name", "Description", "StageName", "Amount", "CurrencyIsoCode",
-              "CloseDate", "OwnerId", "CreatedDate", "LastModifiedDate", "SystemModstamp"]
+    header = [
+        "Id",
+        "IsDeleted",
+        "AccountId",
+        "Name",
+        "Description",
+        "StageName",
+        "Amount",
+        "CurrencyIsoCode",
+        "CloseDate",
+        "OwnerId",
+        "CreatedDate",
+        "LastModifiedDate",
+        "SystemModstamp",
+    ]
     with open(path, "w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out, quoting=csv.QUOTE_ALL)
         writer.writerow(header)
         for i in range(rows):
             day = 1 + i % 28
-            writer.writerow([f"0068d{i:010d}AAF", "false", "0018d00000AcmeCAAR", f"Acme - {_sentence(rng, 4)}",
-                             _sentence(rng, 40), rng.choice(["Prospecting", "Negotiation/Review", "Closed Won"]),
-                             str(rng.randint(1000, 900000)), "USD", f"2026-06-{day:02d}", "0058d00000SaOkfAAF",
-                             f"2026-03-{day:02d}T16:00:00.000Z", f"2026-05-{day:02d}T15:00:00.000Z",
-                             f"2026-05-{day:02d}T15:00:00.000Z"])
+            writer.writerow(
+                [
+                    f"0068d{i:010d}AAF",
+                    "false",
+                    "0018d00000AcmeCAAR",
+                    f"Acme - {_sentence(rng, 4)}",
+                    _sentence(rng, 40),
+                    rng.choice(["Prospecting", "Negotiation/Review", "Closed Won"]),
+                    str(rng.randint(1000, 900000)),
+                    "USD",
+                    f"2026-06-{day:02d}",
+                    "0058d00000SaOkfAAF",
+                    f"2026-03-{day:02d}T16:00:00.000Z",
+                    f"2026-05-{day:02d}T15:00:00.000Z",
+                    f"2026-05-{day:02d}T15:00:00.000Z",
+                ]
+            )
 
 
 CHILD = r"""
@@ -103,8 +163,14 @@ print(json.dumps({"rows": rows, "failures": failures, "seconds": seconds, "peak_
 
 
 def measure(kind: str, source: str, path: Path) -> dict:
-    done = subprocess.run([sys.executable, "-c", CHILD, kind, source, str(path)], cwd=REPO, capture_output=True,
-                          text=True, check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, kind, source, str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -116,8 +182,10 @@ def main() -> None:
         files = {"jira": Path(tmp) / "jira-all-fields.csv", "salesforce": Path(tmp) / "Opportunity.csv"}
         write_jira(files["jira"], args.rows)
         write_salesforce(files["salesforce"], args.rows)
-        print(f"{args.rows:,} rows per export; files: "
-              + ", ".join(f"{s} {p.stat().st_size / 2**20:.1f} MiB" for s, p in files.items()))
+        print(
+            f"{args.rows:,} rows per export; files: "
+            + ", ".join(f"{s} {p.stat().st_size / 2**20:.1f} MiB" for s, p in files.items())
+        )
         print(f"{'export':<11} {'measure':<11} {'rows':>8} {'seconds':>8} {'rows/s':>9} {'peak MB':>8}")
         for source, path in files.items():
             figures = {kind: measure(kind, source, path) for kind in ("idle", "csv.reader", "reader")}
@@ -125,9 +193,11 @@ def main() -> None:
                 rate = f"{f['rows'] / f['seconds']:,.0f}" if f["rows"] else "-"
                 print(f"{source:<11} {kind:<11} {f['rows']:>8,} {f['seconds']:>8.2f} {rate:>9} {f['peak_mb']:>8.1f}")
             base, reader, idle = figures["csv.reader"], figures["reader"], figures["idle"]
-            print(f"{source:<11} ratios      reader/csv.reader time x{reader['seconds'] / base['seconds']:.1f}, "
-                  f"peak RSS above idle: reader {reader['peak_mb'] - idle['peak_mb']:.1f} MB, "
-                  f"csv.reader {base['peak_mb'] - idle['peak_mb']:.1f} MB; failures {reader['failures']}")
+            print(
+                f"{source:<11} ratios      reader/csv.reader time x{reader['seconds'] / base['seconds']:.1f}, "
+                f"peak RSS above idle: reader {reader['peak_mb'] - idle['peak_mb']:.1f} MB, "
+                f"csv.reader {base['peak_mb'] - idle['peak_mb']:.1f} MB; failures {reader['failures']}"
+            )
 
 
 if __name__ == "__main__":

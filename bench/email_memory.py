@@ -34,8 +34,10 @@ def _peak_mb() -> float:
 def generate(path: Path, size_bytes: int, seed: int = 7) -> int:
     """Write messages until the file reaches size_bytes; returns the message count."""
     rng = random.Random(seed)
-    words = ("build release invoice contract meeting deploy review budget customer ticket server "
-             "quarter plan graph email report schedule").split()
+    words = (
+        "build release invoice contract meeting deploy review budget customer ticket server "
+        "quarter plan graph email report schedule"
+    ).split()
     blob = base64.encodebytes(rng.randbytes(30_000)).decode()
     count = 0
     with open(path, "w", encoding="utf-8", newline="\n") as out:
@@ -43,17 +45,21 @@ def generate(path: Path, size_bytes: int, seed: int = 7) -> int:
             count += 1
             text = "\n".join(" ".join(rng.choice(words) for _ in range(12)) for _ in range(rng.randint(5, 60)))
             kind = count % 4
-            head = (f"From sender{count % 97}@example.com Mon Jan  2 09:00:00 2023\n"
-                    f"Message-ID: <m{count}@bench.example.com>\n"
-                    f"Date: Mon, 02 Jan 2023 09:{count % 60:02d}:00 +0000\n"
-                    f"From: Sender {count % 97} <sender{count % 97}@example.com>\n"
-                    f"To: list@example.com\nSubject: Bench message {count}\n"
-                    f"References: <m{max(1, count - 1)}@bench.example.com>\nMIME-Version: 1.0\n")
+            head = (
+                f"From sender{count % 97}@example.com Mon Jan  2 09:00:00 2023\n"
+                f"Message-ID: <m{count}@bench.example.com>\n"
+                f"Date: Mon, 02 Jan 2023 09:{count % 60:02d}:00 +0000\n"
+                f"From: Sender {count % 97} <sender{count % 97}@example.com>\n"
+                f"To: list@example.com\nSubject: Bench message {count}\n"
+                f"References: <m{max(1, count - 1)}@bench.example.com>\nMIME-Version: 1.0\n"
+            )
             if kind == 0:
-                body = (head + 'Content-Type: multipart/mixed; boundary="b1"\n\n--b1\n'
-                        "Content-Type: text/plain; charset=utf-8\n\n" + text + "\n>From the archive\n--b1\n"
-                        'Content-Type: application/octet-stream; name="data.bin"\n'
-                        "Content-Transfer-Encoding: base64\n\n" + blob + "--b1--\n")
+                body = (
+                    head + 'Content-Type: multipart/mixed; boundary="b1"\n\n--b1\n'
+                    "Content-Type: text/plain; charset=utf-8\n\n" + text + "\n>From the archive\n--b1\n"
+                    'Content-Type: application/octet-stream; name="data.bin"\n'
+                    "Content-Transfer-Encoding: base64\n\n" + blob + "--b1--\n"
+                )
             elif kind == 1:
                 body = head + "Content-Type: text/html; charset=utf-8\n\n<p>" + text.replace("\n", "</p><p>") + "</p>\n"
             else:
@@ -77,15 +83,26 @@ def child(mode: str, path: str) -> None:
                 failures += 1
     elif mode == "stdlib":
         import mailbox
+
         for _ in mailbox.mbox(path, create=False):
             records += 1
-    print(json.dumps({"mode": mode, "peak_mb": round(_peak_mb(), 1), "records": records, "failures": failures,
-                      "seconds": round(time.perf_counter() - start, 1)}))
+    print(
+        json.dumps(
+            {
+                "mode": mode,
+                "peak_mb": round(_peak_mb(), 1),
+                "records": records,
+                "failures": failures,
+                "seconds": round(time.perf_counter() - start, 1),
+            }
+        )
+    )
 
 
 def run_child(mode: str, path: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", mode, str(path)], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", mode, str(path)], check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -102,18 +119,22 @@ def main() -> None:
         started = time.perf_counter()
         count = generate(big, args.size_mb * 1024 * 1024)
         small_count = generate(small, args.size_mb * 1024 * 1024 // 8)
-        print(f"generated {big.stat().st_size / 2**20:.0f} MB mbox ({count} messages) and a "
-              f"{small.stat().st_size / 2**20:.0f} MB one ({small_count}) in {time.perf_counter() - started:.0f} s")
+        print(
+            f"generated {big.stat().st_size / 2**20:.0f} MB mbox ({count} messages) and a "
+            f"{small.stat().st_size / 2**20:.0f} MB one ({small_count}) in {time.perf_counter() - started:.0f} s"
+        )
         idle = run_child("idle", big)
         reader = run_child("reader", big)
         stdlib = run_child("stdlib", small)
         for row in (idle, reader, stdlib):
             print(json.dumps(row))
-        print(f"reader peak {reader['peak_mb']:.0f} MB on {args.size_mb} MB mbox; idle floor {idle['peak_mb']:.0f} MB; "
-              f"ratio reader/idle = {reader['peak_mb'] / idle['peak_mb']:.2f}; "
-              f"stdlib mailbox.mbox on 1/8 size: {stdlib['peak_mb']:.0f} MB; "
-              f"throughput {args.size_mb / max(reader['seconds'], 0.1):.1f} MB/s; "
-              f"target <500 MB: {'met' if reader['peak_mb'] < 500 else 'MISSED'}")
+        print(
+            f"reader peak {reader['peak_mb']:.0f} MB on {args.size_mb} MB mbox; idle floor {idle['peak_mb']:.0f} MB; "
+            f"ratio reader/idle = {reader['peak_mb'] / idle['peak_mb']:.2f}; "
+            f"stdlib mailbox.mbox on 1/8 size: {stdlib['peak_mb']:.0f} MB; "
+            f"throughput {args.size_mb / max(reader['seconds'], 0.1):.1f} MB/s; "
+            f"target <500 MB: {'met' if reader['peak_mb'] < 500 else 'MISSED'}"
+        )
         assert reader["records"] == count, (reader, count)
 
 

@@ -21,11 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def preview_once(paths: list[str], use_ner: bool) -> tuple[int, float, float]:
     """(records, CPU seconds, wall seconds) of one preview pass, output discarded."""
-    from ground.records import RecordFailure
-    from flow import settings
     from assets.resources import IntentModelResource
-    from pipelines.resources import api_resources
+    from flow import settings
     from flow.staging import spooled_dedup
+    from ground.records import RecordFailure
+    from pipelines.resources import api_resources
     from transforms.build import EpisodeSettings, build_episodes
     from transforms.references import ReferenceConfig
 
@@ -58,11 +58,13 @@ def main() -> None:
     print(f"corpus {args.corpus}; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at start")
     before = [p for p in ner.EXCLUDE if p != "tok2vec"]
     rows = []
-    for title, exclude, use_ner in (("NER before (tok2vec loaded, unsorted)", before, True),
-                                    ("NER now (ner only, batched by length)", ner.EXCLUDE, True),
-                                    ("without NER", ner.EXCLUDE, False)):
+    for title, exclude, use_ner in (
+        ("NER before (tok2vec loaded, unsorted)", before, True),
+        ("NER now (ner only, batched by length)", ner.EXCLUDE, True),
+        ("without NER", ner.EXCLUDE, False),
+    ):
         ner._nlp = spacy.load(ner.MODEL, exclude=exclude)
-        preview_once([args.corpus], use_ner)              # warm-up: intent model, spaCy caches
+        preview_once([args.corpus], use_ner)  # warm-up: intent model, spaCy caches
         runs = [preview_once([args.corpus], use_ner) for _ in range(args.repeat)]
         n, cpu, wall = min(runs, key=lambda r: r[1])
         rows.append((title, n, cpu, wall))
@@ -70,8 +72,10 @@ def main() -> None:
     for title, n, cpu, wall in rows:
         target = 150 if "NER" in title and "without" not in title else 500
         rate = n / cpu
-        print(f"  {title:<40}: {n} records, {rate:6.0f} records/s per CPU-second ({rate / base:4.1f}x before; "
-              f"target >= {target}: {'met' if rate >= target else 'NOT met'}), {n / wall:6.0f}/s wall")
+        print(
+            f"  {title:<40}: {n} records, {rate:6.0f} records/s per CPU-second ({rate / base:4.1f}x before; "
+            f"target >= {target}: {'met' if rate >= target else 'NOT met'}), {n / wall:6.0f}/s wall"
+        )
     print(f"load {os.getloadavg()[0]:.1f} at end")
 
 

@@ -29,12 +29,12 @@ from connectors.graph.config import GraphConfig  # noqa: E402
 from connectors.graph.embedders import NumpyMiniLMEmbedder  # noqa: E402
 from connectors.graph.to_graphiti import entity_edge, entity_node, episodic_node, mention_edge  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
+from connectors.registry import episode_facts  # noqa: E402
 from ground.records import Actor, Participant  # noqa: E402
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id  # noqa: E402
-from connectors.registry import episode_facts  # noqa: E402
 from transforms.minilm import shared_minilm  # noqa: E402
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 FIRST = ["Dana", "Tom", "Priya", "Lee", "Ana", "Omar", "Mei", "Jonas", "Sara", "Ravi", "Ines", "Kofi"]
 LAST = ["Whitfield", "Berger", "Nair", "Park", "Silva", "Haddad", "Chen", "Vogel", "Ruiz", "Iyer"]
 DOMAINS = ["acme.example", "globex.example", "initech.example", "umbrella.example"]
@@ -52,19 +52,34 @@ def synthetic_episodes(n: int, group_id: str, seed: int = 7) -> list[Episode]:
         when = start + dt.timedelta(minutes=37 * i)
         topic = rng.choice(TOPICS)
         key = f"<bench-{i}@{email.split('@')[1]}>"
-        out.append(Episode(
-            id=episode_id("email", key, "1"), group_id=group_id, timestamp=when, source="email",
-            actor=EpisodeActor(type="human", id=email, name=name, email=email), intent="fyi", intent_confidence=0.5,
-            content=f"{topic}: update {i} from {name}.", fingerprint=f"fp-{i}",
-            references=[f"jira:PHX-{rng.randint(1, 300)}"] if rng.random() < 0.3 else [],
-            metadata=EpisodeMetadata(
-                source_key=key, kind="email", version="1", title=topic, occurred_at=when, updated_at=when,
-                parent_key=f"<bench-{i - 1}@x>" if i and rng.random() < 0.4 else None,
-                participants=[Participant(role="to", actor=Actor(id=e, name=nm, email=e)) for nm, e in to])))
+        out.append(
+            Episode(
+                id=episode_id("email", key, "1"),
+                group_id=group_id,
+                timestamp=when,
+                source="email",
+                actor=EpisodeActor(type="human", id=email, name=name, email=email),
+                intent="fyi",
+                intent_confidence=0.5,
+                content=f"{topic}: update {i} from {name}.",
+                fingerprint=f"fp-{i}",
+                references=[f"jira:PHX-{rng.randint(1, 300)}"] if rng.random() < 0.3 else [],
+                metadata=EpisodeMetadata(
+                    source_key=key,
+                    kind="email",
+                    version="1",
+                    title=topic,
+                    occurred_at=when,
+                    updated_at=when,
+                    parent_key=f"<bench-{i - 1}@x>" if i and rng.random() < 0.4 else None,
+                    participants=[Participant(role="to", actor=Actor(id=e, name=nm, email=e)) for nm, e in to],
+                ),
+            )
+        )
     return out
 
 
-CPU: dict[str, float] = {}     # title -> CPU seconds (this process + the FalkorDB child) of the last timed run
+CPU: dict[str, float] = {}  # title -> CPU seconds (this process + the FalkorDB child) of the last timed run
 
 
 def cpu_seconds(writer: GraphWriter) -> float:
@@ -80,11 +95,12 @@ def cpu_seconds(writer: GraphWriter) -> float:
     return own.ru_utime + own.ru_stime + theirs
 
 
-async def bulk_run(home: Path, episodes: list[Episode], batch: int, embedder: NumpyMiniLMEmbedder,
-                   pipelined: bool = False) -> tuple[float, float]:
+async def bulk_run(
+    home: Path, episodes: list[Episode], batch: int, embedder: NumpyMiniLMEmbedder, pipelined: bool = False
+) -> tuple[float, float]:
     async with GraphWriter(GraphConfig(home=home), embedder=embedder) as writer:
         t, c = time.perf_counter(), cpu_seconds(writer)
-        batches = [episodes[i:i + batch] for i in range(0, len(episodes), batch)]
+        batches = [episodes[i : i + batch] for i in range(0, len(episodes), batch)]
         if pipelined:
             await writer.write_batches(batches)
         else:
@@ -120,8 +136,16 @@ async def naive_run(home: Path, episodes: list[Episode], embedder: NumpyMiniLMEm
                 await node.generate_name_embedding(embedder)
                 await node.save(driver)
             for fact in facts.facts:
-                edge = entity_edge(fact, episode.group_id, episodes=fact.episode_ids, valid_at=fact.valid_at,
-                                   invalid_at=None, expired_at=None, created_at=now, embedding=None)
+                edge = entity_edge(
+                    fact,
+                    episode.group_id,
+                    episodes=fact.episode_ids,
+                    valid_at=fact.valid_at,
+                    invalid_at=None,
+                    expired_at=None,
+                    created_at=now,
+                    embedding=None,
+                )
                 await edge.generate_embedding(embedder)
                 await edge.save(driver)
             for uuid_ in facts.mentions:
@@ -137,15 +161,20 @@ def embed_levers(episodes: list[Episode], sample: int) -> None:
     facts = [f.fact for ep in episodes for f in writer.extractor(ep, {}).facts]
     total, distinct = len(names) + len(facts), len(set(names) | set(facts))
     print(f"texts to embed for {len(episodes)} mails: {total} ({total / len(episodes):.1f}/mail), {distinct} distinct")
-    print(f"  (1) embed each distinct text once per run : {total / distinct:.1f}x fewer forward passes "
-          "(the embedder's text->vector cache, already in place before this change)")
-    print(f"  (2) search reads fact embeddings only      : {len(set(facts))} distinct fact texts, "
-          f"{len(set(names))} distinct names ({len(set(names)) / distinct:.0%} of the work; kept: graphiti node "
-          "search and the Entity.name_embedding vector index read them)")
+    print(
+        f"  (1) embed each distinct text once per run : {total / distinct:.1f}x fewer forward passes "
+        "(the embedder's text->vector cache, already in place before this change)"
+    )
+    print(
+        f"  (2) search reads fact embeddings only      : {len(set(facts))} distinct fact texts, "
+        f"{len(set(names))} distinct names ({len(set(names)) / distinct:.0%} of the work; kept: graphiti node "
+        "search and the Entity.name_embedding vector index read them)"
+    )
     texts = sorted(set(facts) | set(names))[:sample]
     ref = NumpyMiniLMEmbedder(shared_minilm("numpy"), cache_limit=0)
     runs = [("numpy, batch 32 (today)", ref)] + [
-        (f"onnx,  batch {b}", NumpyMiniLMEmbedder(shared_minilm("onnx"), cache_limit=0, batch=b)) for b in (32, 128)]
+        (f"onnx,  batch {b}", NumpyMiniLMEmbedder(shared_minilm("onnx"), cache_limit=0, batch=b)) for b in (32, 128)
+    ]
     base, want = None, None
     for title, emb in runs:
         t = time.perf_counter()
@@ -168,7 +197,7 @@ def main() -> None:
 
     root = Path(tempfile.mkdtemp(prefix="gfb-"))
     try:
-        numpy_model, onnx_model = shared_minilm("numpy"), shared_minilm("onnx")     # load outside every timing
+        numpy_model, onnx_model = shared_minilm("numpy"), shared_minilm("onnx")  # load outside every timing
         episodes = synthetic_episodes(args.n, "bench")
         baseline = synthetic_episodes(min(args.baseline_n, args.n), "bench", seed=11)
         print(f"load: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at start")
@@ -180,9 +209,15 @@ def main() -> None:
         naive_embedder = emb(numpy_model)
         naive_s = asyncio.run(naive_run(root / "naive", baseline, naive_embedder))
         naive_cpu = CPU["last"]
-        runs = [] if args.new_only else [("today: numpy, batch 32, sequential", emb(numpy_model), False),
-                                         ("(3) onnx, batch 32, sequential", emb(onnx_model), False),
-                                         ("(4) onnx, batch 128, sequential", emb(onnx_model, 128), False)]
+        runs = (
+            []
+            if args.new_only
+            else [
+                ("today: numpy, batch 32, sequential", emb(numpy_model), False),
+                ("(3) onnx, batch 32, sequential", emb(onnx_model), False),
+                ("(4) onnx, batch 128, sequential", emb(onnx_model, 128), False),
+            ]
+        )
         runs += [("(5) onnx, batch 128, pipelined (new default)", emb(onnx_model, 128), True)]
         rows = []
         for i, (title, embedder, pipelined) in enumerate(runs):
@@ -194,22 +229,30 @@ def main() -> None:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         naive_rate, naive_cpu_rate = len(baseline) / naive_s, len(baseline) / naive_cpu
         print("end to end (local MiniLM embedding included); wall and CPU (python + FalkorDB) episodes/s, ratios")
-        print(f"  {'naive .save() loop (numpy, today)':<46}: {len(baseline):>6} episodes in {naive_s:7.1f} s = "
-              f"{naive_rate:7.1f}/s wall, {naive_cpu_rate:7.1f}/s per CPU-second")
+        print(
+            f"  {'naive .save() loop (numpy, today)':<46}: {len(baseline):>6} episodes in {naive_s:7.1f} s = "
+            f"{naive_rate:7.1f}/s wall, {naive_cpu_rate:7.1f}/s per CPU-second"
+        )
         for title, took, cpu in rows:
             rate, cpu_rate = len(episodes) / took, len(episodes) / cpu
             ratio = cpu_rate / naive_cpu_rate
-            print(f"  {title:<46}: {len(episodes):>6} episodes in {took:7.1f} s = {rate:7.1f}/s wall "
-                  f"({rate / naive_rate:5.1f}x), {cpu_rate:7.1f}/s per CPU-second ({ratio:5.1f}x; "
-                  f"target >= 10x: {'met' if ratio >= 10 else 'NOT met'}); {rate / (len(episodes) / rows[0][1]):.1f}x "
-                  "the first row")
+            print(
+                f"  {title:<46}: {len(episodes):>6} episodes in {took:7.1f} s = {rate:7.1f}/s wall "
+                f"({rate / naive_rate:5.1f}x), {cpu_rate:7.1f}/s per CPU-second ({ratio:5.1f}x; "
+                f"target >= 10x: {'met' if ratio >= 10 else 'NOT met'}); {rate / (len(episodes) / rows[0][1]):.1f}x "
+                "the first row"
+            )
         naive_wr, bulk_wr = len(baseline) / naive_w, len(episodes) / bulk_w
         print("write path (vectors precomputed for both)")
         print(f"  naive .save() loop : {len(baseline):>6} episodes in {naive_w:7.1f} s = {naive_wr:8.1f} episodes/s")
-        print(f"  GraphWriter bulk   : {len(episodes):>6} episodes in {bulk_w:7.1f} s = {bulk_wr:8.1f} episodes/s "
-              f"(batch {args.batch}) = {bulk_wr / naive_wr:.1f}x")
-        print(f"peak RSS: python {peak:.0f} MB (every embedder's cache included), FalkorDB {falkor_rss:.0f} MB at end; "
-              f"load {os.getloadavg()[0]:.1f} at end")
+        print(
+            f"  GraphWriter bulk   : {len(episodes):>6} episodes in {bulk_w:7.1f} s = {bulk_wr:8.1f} episodes/s "
+            f"(batch {args.batch}) = {bulk_wr / naive_wr:.1f}x"
+        )
+        print(
+            f"peak RSS: python {peak:.0f} MB (every embedder's cache included), FalkorDB {falkor_rss:.0f} MB at end; "
+            f"load {os.getloadavg()[0]:.1f} at end"
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -38,8 +38,11 @@ def main() -> None:
         large = [seconds(old, char * 4 * n), seconds(new, char * 4 * n)]
         for size, (o, w) in ((n, small), (4 * n, large)):
             print(f"{name:<22} {size:>8} {o:>9.4f} {w:>9.4f} {o / max(w, 1e-9):>8.1f}x", end="")
-            print(f"   {large[0] / max(small[0], 1e-9):.1f}x, {large[1] / max(small[1], 1e-9):.1f}x"
-                  if size == 4 * n else "")
+            print(
+                f"   {large[0] / max(small[0], 1e-9):.1f}x, {large[1] / max(small[1], 1e-9):.1f}x"
+                if size == 4 * n
+                else ""
+            )
 
 
 if __name__ == "__main__":

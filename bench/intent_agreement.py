@@ -40,14 +40,19 @@ def main() -> None:
     for split in ("eval", "train"):
         part = [u for u in units if u.split == split and u.uid in second]
         gold, other = [u.label for u in part], [second[u.uid][0] for u in part]
-        print(format_report(report(gold, other, [u.source_family for u in part], labels),
-                            f"\nsecond pass vs the labels, {split}: "))
+        print(
+            format_report(
+                report(gold, other, [u.source_family for u in part], labels), f"\nsecond pass vs the labels, {split}: "
+            )
+        )
         sure = [u for u in part if second[u.uid][1]]
         agree_sure = sum(u.label == second[u.uid][0] for u in sure) / len(sure) if sure else 0.0
         unsure = [u for u in part if not second[u.uid][1]]
         agree_unsure = sum(u.label == second[u.uid][0] for u in unsure) / len(unsure) if unsure else 0.0
-        print(f"  agreement where the second annotator was sure: {agree_sure:.3f} ({len(sure)}), "
-              f"not sure: {agree_unsure:.3f} ({len(unsure)})")
+        print(
+            f"  agreement where the second annotator was sure: {agree_sure:.3f} ({len(sure)}), "
+            f"not sure: {agree_unsure:.3f} ({len(unsure)})"
+        )
     pairs = Counter((u.label, second[u.uid][0]) for u in units if u.uid in second and u.label != second[u.uid][0])
     print("\nmost frequent disagreements (first label -> second):")
     for (a, b), n in pairs.most_common(8):
@@ -63,8 +68,12 @@ def main() -> None:
         model = shipped.load(shipped.ensure(home))
         part = [u for u in units if u.split == "eval"]
         pred = [p for p, _ in model.predict_inputs([prepare(u) for u in part])]
-        print(format_report(report([u.label for u in part], pred, [u.source_family for u in part], labels),
-                            "\nshipped model vs the labels, eval: "))
+        print(
+            format_report(
+                report([u.label for u in part], pred, [u.source_family for u in part], labels),
+                "\nshipped model vs the labels, eval: ",
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -27,17 +27,27 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from transforms.intent import IntentClassifier, load_taxonomy, train  # noqa: E402
+from transforms.intent import (  # noqa: E402
+    IntentClassifier,
+    embedding,  # noqa: E402
+    load_taxonomy,
+    train,
+)
 from transforms.intent.embed_model import FeatureConfig, cue_vocabulary, featurize  # noqa: E402
-from transforms.intent import embedding  # noqa: E402
 from transforms.intent.embedding import DiskCache, IntentEmbedder  # noqa: E402
 from transforms.intent.lexicon import Lexicon  # noqa: E402
 from transforms.intent.linear import fit_softmax, predict_proba  # noqa: E402
 from transforms.intent.metrics import format_report, macro_f1, report  # noqa: E402
 from transforms.intent.real_training import (  # noqa: E402
-    DEFAULT_LABELLED, THRESHOLD_GRID, calibrate, decide, fit_lexical, fold_of, out_of_fold)
-from transforms.intent.training import (  # noqa: E402
-    DEFAULT_HELDOUT, DEFAULT_LEXICON, DEFAULT_TAXONOMY, DEFAULT_TRAIN)
+    DEFAULT_LABELLED,
+    THRESHOLD_GRID,
+    calibrate,
+    decide,
+    fit_lexical,
+    fold_of,
+    out_of_fold,
+)
+from transforms.intent.training import DEFAULT_HELDOUT, DEFAULT_LEXICON, DEFAULT_TAXONOMY, DEFAULT_TRAIN  # noqa: E402
 from transforms.intent.units import labelled_files, load_units, prepare  # noqa: E402
 from transforms.quotes import strip_reply  # noqa: E402
 
@@ -76,11 +86,20 @@ def latency(fn, n, repeat=1):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--labelled", nargs="*", type=Path, default=[DEFAULT_LABELLED],
-                    help="directories of labelled *.jsonl (default data/intent/labelled)")
+    ap.add_argument(
+        "--labelled",
+        nargs="*",
+        type=Path,
+        default=[DEFAULT_LABELLED],
+        help="directories of labelled *.jsonl (default data/intent/labelled)",
+    )
     ap.add_argument("--cache", type=Path, default=ROOT / ".graphfeed" / "models" / "intent" / "embeddings.npz")
-    ap.add_argument("--max-tokens", type=int, default=embedding.MAX_TOKENS,
-                    help="word pieces MiniLM reads per text (the shipped value is transforms/intent/embedding.py)")
+    ap.add_argument(
+        "--max-tokens",
+        type=int,
+        default=embedding.MAX_TOKENS,
+        help="word pieces MiniLM reads per text (the shipped value is transforms/intent/embedding.py)",
+    )
     args = ap.parse_args()
     embedding.MAX_TOKENS = args.max_tokens
     if hasattr(os, "sched_setaffinity"):
@@ -96,8 +115,10 @@ def main():
     eval_u = [u for u in units if u.split == "eval"]
     synthetic = load_units([DEFAULT_TRAIN], taxonomy)
     heldout = load_units([DEFAULT_HELDOUT], taxonomy)
-    print(f"labelled units {len(units)} from {', '.join(f.name for f in files)}: train {len(train_u)}, "
-          f"eval {len(eval_u)}; synthetic train {len(synthetic)}, synthetic held-out {len(heldout)}")
+    print(
+        f"labelled units {len(units)} from {', '.join(f.name for f in files)}: train {len(train_u)}, "
+        f"eval {len(eval_u)}; synthetic train {len(synthetic)}, synthetic held-out {len(heldout)}"
+    )
     fam_counts = {}
     for u in eval_u:
         fam_counts[u.source_family] = fam_counts.get(u.source_family, 0) + 1
@@ -117,12 +138,19 @@ def main():
     fam_eval = [u.source_family for u in eval_u]
     t0 = time.perf_counter()
     vocabulary = cue_vocabulary(lexicon)
-    feats = {name: (featurize(fit_in, cfg, lexicon, vocabulary, embedder),
-                    featurize(eval_in, cfg, lexicon, vocabulary, embedder),
-                    featurize(held_in, cfg, lexicon, vocabulary, embedder)) for name, cfg in CONFIGS.items()}
+    feats = {
+        name: (
+            featurize(fit_in, cfg, lexicon, vocabulary, embedder),
+            featurize(eval_in, cfg, lexicon, vocabulary, embedder),
+            featurize(held_in, cfg, lexicon, vocabulary, embedder),
+        )
+        for name, cfg in CONFIGS.items()
+    }
     disk.save()
-    print(f"features for {len(fit_in) + len(eval_in) + len(held_in)} units in {time.perf_counter() - t0:.0f} s "
-          f"(embedding cache {args.cache})")
+    print(
+        f"features for {len(fit_in) + len(eval_in) + len(held_in)} units in {time.perf_counter() - t0:.0f} s "
+        f"(embedding cache {args.cache})"
+    )
 
     results = {}
     # today's model, as shipped before this change, on today's input
@@ -130,10 +158,15 @@ def main():
         today = IntentClassifier.load(train(DEFAULT_TRAIN, DEFAULT_TAXONOMY, Path(tmp) / "m", seed=0))
     texts_today = [today_input(u) for u in eval_u]
     pred = [p for p, _ in today.predict(texts_today, [u.lang for u in eval_u], threshold=0.5)]
-    results["today"] = (report(gold_eval, pred, fam_eval, labels),
-                        macro_f1([u.label for u in heldout],
-                                 [p for p, _ in today.predict([u.text for u in heldout], [u.lang for u in heldout])],
-                                 labels), "threshold 0.5 (as shipped)")
+    results["today"] = (
+        report(gold_eval, pred, fam_eval, labels),
+        macro_f1(
+            [u.label for u in heldout],
+            [p for p, _ in today.predict([u.text for u in heldout], [u.lang for u in heldout])],
+            labels,
+        ),
+        "threshold 0.5 (as shipped)",
+    )
 
     cv_probs = {}
     for name in CONFIGS:
@@ -144,9 +177,11 @@ def main():
         cv_probs[name] = out_of_fold(x_fit, y_fit, folds, len(labels), l2)
         w, b = fit_softmax(x_fit, y_fit, len(labels), l2=l2)
         p_eval, p_held = predict_proba(x_eval, w, b), predict_proba(x_held, w, b)
-        results[name] = (report(gold_eval, decide(p_eval, labels, thr), fam_eval, labels),
-                         macro_f1([u.label for u in heldout], decide(p_held, labels, thr), labels),
-                         f"CV macro-F1 {cv:.3f}, l2 {l2:g}, threshold {thr:.2f}")
+        results[name] = (
+            report(gold_eval, decide(p_eval, labels, thr), fam_eval, labels),
+            macro_f1([u.label for u in heldout], decide(p_held, labels, thr), labels),
+            f"CV macro-F1 {cv:.3f}, l2 {l2:g}, threshold {thr:.2f}",
+        )
         cv_probs[name + ":eval"] = p_eval
         cv_probs[name + ":held"] = p_held
 
@@ -154,15 +189,18 @@ def main():
     lex_oof = np.zeros((len(fit_u), len(labels)), dtype=np.float32)
     for f in sorted(set(folds.tolist())):
         test = folds == f
-        lex_oof[test] = lexical_probs([u for u, t in zip(fit_u, test) if not t],
-                                      [i for i, t in zip(fit_in, test) if t], labels, lexicon_data)
+        lex_oof[test] = lexical_probs(
+            [u for u, t in zip(fit_u, test) if not t], [i for i, t in zip(fit_in, test) if t], labels, lexicon_data
+        )
     lex_eval = lexical_probs(fit_u, eval_in, labels, lexicon_data)
     lex_held = lexical_probs(fit_u, held_in, labels, lexicon_data)
     real_gold = [g for g, r in zip(gold_fit, real) if r]
     cv_lex, thr_lex = best_threshold(lex_oof[real], real_gold, labels)
-    results["lexical"] = (report(gold_eval, decide(lex_eval, labels, thr_lex), fam_eval, labels),
-                          macro_f1([u.label for u in heldout], decide(lex_held, labels, thr_lex), labels),
-                          f"CV macro-F1 {cv_lex:.3f}, threshold {thr_lex:.2f}")
+    results["lexical"] = (
+        report(gold_eval, decide(lex_eval, labels, thr_lex), fam_eval, labels),
+        macro_f1([u.label for u in heldout], decide(lex_held, labels, thr_lex), labels),
+        f"CV macro-F1 {cv_lex:.3f}, threshold {thr_lex:.2f}",
+    )
 
     best = (-1.0, 0.5, 0.0)
     for wgt in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
@@ -173,19 +211,25 @@ def main():
     cv_mix, wgt, thr_mix = best
     mix_eval = wgt * cv_probs["embed+cues:eval"] + (1 - wgt) * lex_eval
     mix_held = wgt * cv_probs["embed+cues:held"] + (1 - wgt) * lex_held
-    results["ensemble"] = (report(gold_eval, decide(mix_eval, labels, thr_mix), fam_eval, labels),
-                           macro_f1([u.label for u in heldout], decide(mix_held, labels, thr_mix), labels),
-                           f"CV macro-F1 {cv_mix:.3f}, weight embed {wgt:.1f}, embed l2 {l2_cues:g}, "
-                           f"threshold {thr_mix:.2f} (shipped: transforms/intent/ensemble.py)")
+    results["ensemble"] = (
+        report(gold_eval, decide(mix_eval, labels, thr_mix), fam_eval, labels),
+        macro_f1([u.label for u in heldout], decide(mix_held, labels, thr_mix), labels),
+        f"CV macro-F1 {cv_mix:.3f}, weight embed {wgt:.1f}, embed l2 {l2_cues:g}, "
+        f"threshold {thr_mix:.2f} (shipped: transforms/intent/ensemble.py)",
+    )
 
     print("\n== eval split (frozen; nothing tuned on it) ==")
     print(f"  {'model':<11} {'macro-F1':>8} {'acc':>6} {'other P/R':>10} {'synthetic held-out':>19}  selection")
     for name, (rep, held, how) in results.items():
         o = rep.per_label["other"]
-        print(f"  {name:<11} {rep.macro_f1:8.3f} {rep.accuracy:6.3f} {o.precision:5.2f}/{o.recall:4.2f} "
-              f"{held:19.3f}  {how}")
+        print(
+            f"  {name:<11} {rep.macro_f1:8.3f} {rep.accuracy:6.3f} {o.precision:5.2f}/{o.recall:4.2f} "
+            f"{held:19.3f}  {how}"
+        )
     chosen = max((n for n in results if n != "today"), key=lambda n: results[n][0].macro_f1)
-    print(f"\n  best on eval: {chosen}; ratio to today: {results[chosen][0].macro_f1 / max(results['today'][0].macro_f1, 1e-9):.2f}x")
+    print(
+        f"\n  best on eval: {chosen}; ratio to today: {results[chosen][0].macro_f1 / max(results['today'][0].macro_f1, 1e-9):.2f}x"
+    )
     for name in ("today", "embed+cues", chosen):
         print()
         print(format_report(results[name][0], title=f"[{name}] "))
@@ -202,10 +246,14 @@ def main():
     lens = sorted(len(i.text) for i in eval_in)
     raw = sorted(len(u.raw_text or "") for u in eval_u)
     print(f"  today (intent-2):   {ms_today:.2f} ms/record")
-    print(f"  shipped ensemble:   author_text {ms_prep:.2f} + embedding head incl. MiniLM {ms_embed:.2f} + lexical "
-          f"{ms_lex:.2f} = {total:.2f} ms/record ({total / ms_today:.0f}x today; target <= 10)")
-    print(f"  raw text median {raw[len(raw) // 2]} chars -> author text median {lens[len(lens) // 2]} chars "
-          f"(MiniLM reads the first {embedding.MAX_TOKENS} word pieces); empty author texts: {sum(1 for i in eval_in if not i.text.strip())}")
+    print(
+        f"  shipped ensemble:   author_text {ms_prep:.2f} + embedding head incl. MiniLM {ms_embed:.2f} + lexical "
+        f"{ms_lex:.2f} = {total:.2f} ms/record ({total / ms_today:.0f}x today; target <= 10)"
+    )
+    print(
+        f"  raw text median {raw[len(raw) // 2]} chars -> author text median {lens[len(lens) // 2]} chars "
+        f"(MiniLM reads the first {embedding.MAX_TOKENS} word pieces); empty author texts: {sum(1 for i in eval_in if not i.text.strip())}"
+    )
     print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores while measuring")
 
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import references_quality  # noqa: E402  (bench/ is on sys.path when run as a script)
+
 from transforms import ner
 from transforms.references import ReferenceConfig, extract_references, extract_references_batch
 from transforms.text import normalise
@@ -26,8 +27,11 @@ BASELINE = [
     re.compile(rf"\bhttps?://[^\s<>\"'()\]{CJK_PUNCT}]+[^\s<>\"'().,;:!?\]{CJK_PUNCT}]"),
     re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"),
     re.compile(r"(?<![A-Za-z0-9_-])[A-Z][A-Z0-9_]{1,9}-[1-9]\d{0,6}(?![A-Za-z0-9_-])"),
-    re.compile(r"[^\s/\\:*?\"<>|，。；：、（）()\[\]【】]{1,120}?\.(?:pdf|docx?|xlsx?|pptx?|csv|txt|zip|png|jpe?g|msg|eml"
-               r"|json|xml)(?![A-Za-z0-9])", re.I),
+    re.compile(
+        r"[^\s/\\:*?\"<>|，。；：、（）()\[\]【】]{1,120}?\.(?:pdf|docx?|xlsx?|pptx?|csv|txt|zip|png|jpe?g|msg|eml"
+        r"|json|xml)(?![A-Za-z0-9])",
+        re.I,
+    ),
     re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?(?![A-Za-z0-9])"),
 ]
 
@@ -72,7 +76,7 @@ def main() -> None:
     t0 = time.perf_counter()
     ner.load()
     load_s = time.perf_counter() - t0
-    extract_references(texts[0], config=full)          # warm-up
+    extract_references(texts[0], config=full)  # warm-up
 
     rows = [
         ("baseline: 5 raw regexes (notes §3.5)", lambda: [[m for p in BASELINE for m in p.finditer(t)] for t in texts]),
@@ -84,8 +88,10 @@ def main() -> None:
     results = [(name, timed(fn, args.repeat) / n * 1000) for name, fn in rows]
     refs = sum(len(r) for r in extract_references_batch(texts, ["en"] * n, config=full))
 
-    print(f"{n} records, mean {chars:.0f} chars, {refs} references (rules+NER); spaCy load {load_s:.2f} s; "
-          f"best of {args.repeat}")
+    print(
+        f"{n} records, mean {chars:.0f} chars, {refs} references (rules+NER); spaCy load {load_s:.2f} s; "
+        f"best of {args.repeat}"
+    )
     baseline = results[0][1]
     print(f"{'variant':48s} {'ms/record':>10s} {'x baseline':>11s}")
     for name, ms in results:

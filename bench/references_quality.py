@@ -19,8 +19,17 @@ from transforms.intent.units import labelled_files, load_units, prepare  # noqa:
 from transforms.references import ReferenceConfig, extract_references_batch, normalise_url  # noqa: E402
 from transforms.text import normalise  # noqa: E402
 
-TYPES = ("person", "organization", "jira_issue", "url", "email_message", "salesforce_record", "attachment", "date",
-         "money")
+TYPES = (
+    "person",
+    "organization",
+    "jira_issue",
+    "url",
+    "email_message",
+    "salesforce_record",
+    "attachment",
+    "date",
+    "money",
+)
 STRUCTURED = ("jira_issue", "url", "email_message", "salesforce_record", "attachment")
 
 
@@ -91,19 +100,26 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    units = [u for d in args.labelled for u in load_units(labelled_files(d))
-             if u.references is not None and u.raw_text is not None and (args.split == "all" or u.split == args.split)]
+    units = [
+        u
+        for d in args.labelled
+        for u in load_units(labelled_files(d))
+        if u.references is not None and u.raw_text is not None and (args.split == "all" or u.split == args.split)
+    ]
     print(f"{len(units)} units with labelled references ({args.split})")
     if not units:
         return
     # The ETL knows the Jira projects it reads (GRAPHFEED_JIRA_PROJECT_KEYS): those of the labelled Jira units.
-    projects = sorted({u.source_key.split("-")[0] for u in units if u.source_family.startswith("jira")
-                       and "-" in u.source_key})
+    projects = sorted(
+        {u.source_key.split("-")[0] for u in units if u.source_family.startswith("jira") and "-" in u.source_key}
+    )
     config = ReferenceConfig(jira_project_keys=projects)
     print(f"jira project keys known to the ETL: {', '.join(projects)}")
     runs = {
-        "today (raw text, no name check)": ([normalise(u.raw_text) for u in units],
-                                            ReferenceConfig(jira_project_keys=projects, name_min_confidence=0.0)),
+        "today (raw text, no name check)": (
+            [normalise(u.raw_text) for u in units],
+            ReferenceConfig(jira_project_keys=projects, name_min_confidence=0.0),
+        ),
         "author text + name check": ([normalise(prepare(u).text) for u in units], config),
     }
     for name, (texts, cfg) in runs.items():
@@ -112,8 +128,10 @@ def run(args: argparse.Namespace) -> None:
         for kind in TYPES:
             p = tp[kind] / (tp[kind] + fp[kind]) if tp[kind] + fp[kind] else float("nan")
             r = tp[kind] / (tp[kind] + fn[kind]) if tp[kind] + fn[kind] else float("nan")
-            print(f"  {kind:<18} {p:5.2f} {r:5.2f} {tp[kind]:4d} {fp[kind]:4d} {fn[kind]:4d}"
-                  + (f"   fp e.g. {misses[kind][:args.show]}" if args.show and misses[kind] else ""))
+            print(
+                f"  {kind:<18} {p:5.2f} {r:5.2f} {tp[kind]:4d} {fp[kind]:4d} {fn[kind]:4d}"
+                + (f"   fp e.g. {misses[kind][: args.show]}" if args.show and misses[kind] else "")
+            )
         s_tp = sum(tp[k] for k in STRUCTURED)
         s_fp = sum(fp[k] for k in STRUCTURED)
         print(f"  structured ids together: P {s_tp / max(s_tp + s_fp, 1):.3f} ({s_tp} tp, {s_fp} fp)")

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.synthetic_graph import SPAN_DAYS, START, write_synthetic  # noqa: E402
 from connectors.graph.config import GraphConfig  # noqa: E402
-from connectors.graph.search import as_of_filter, candidates, search_config  # noqa: E402
 from connectors.graph.reader import GraphReader  # noqa: E402
+from connectors.graph.search import as_of_filter, candidates, search_config  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
 
 LIMIT = 10
@@ -68,17 +68,25 @@ async def graphfeed(writer: GraphWriter, group_id: str, questions: list[str], at
     return ms, degraded
 
 
-async def baseline(writer: GraphWriter, group_id: str, questions: list[str], at: list[dt.datetime | None],
-                   timeout_s: int):
+async def baseline(
+    writer: GraphWriter, group_id: str, questions: list[str], at: list[dt.datetime | None], timeout_s: int
+):
     graphiti = await writer.graphiti(group_id)
     driver = await writer.backend.driver(group_id)
     ms, cut = [], 0
     for question, moment in zip(questions, at):
         t = time.perf_counter()
         try:
-            await asyncio.wait_for(graphiti.search_(
-                question, config=search_config(candidates(LIMIT)), group_ids=[group_id],
-                search_filter=as_of_filter(moment) if moment else None, driver=driver), timeout_s + 1)
+            await asyncio.wait_for(
+                graphiti.search_(
+                    question,
+                    config=search_config(candidates(LIMIT)),
+                    group_ids=[group_id],
+                    search_filter=as_of_filter(moment) if moment else None,
+                    driver=driver,
+                ),
+                timeout_s + 1,
+            )
             ms.append((time.perf_counter() - t) * 1000)
         except Exception as exc:  # noqa: BLE001 - cut off by the server-side timeout: counted at the timeout
             if not isinstance(exc, asyncio.TimeoutError) and "time" not in str(exc).lower():
@@ -94,11 +102,13 @@ async def run_size(writer: GraphWriter, size: int, args: argparse.Namespace) -> 
     graph = await write_synthetic(writer, group_id, size)
     built = time.perf_counter() - t
     top = sorted(graph.hub_degree.items(), key=lambda kv: -kv[1])[:3]
-    print(f"\n{writer.config.backend} {size:,} facts: written in {built:.1f} s; hubs "
-          + ", ".join(f"{name} ({n:,} facts)" for name, n in top))
+    print(
+        f"\n{writer.config.backend} {size:,} facts: written in {built:.1f} s; hubs "
+        + ", ".join(f"{name} ({n:,} facts)" for name, n in top)
+    )
     questions = graph.questions(args.queries)
     dates = moments(args.queries)
-    await graphfeed(writer, group_id, questions[:3], [None] * 3)                      # warm-up (caches, JIT)
+    await graphfeed(writer, group_id, questions[:3], [None] * 3)  # warm-up (caches, JIT)
     now, d_now = await graphfeed(writer, group_id, questions, [None] * len(questions))
     asof, d_asof = await graphfeed(writer, group_id, questions, dates)
     ours = stats(now + asof)
@@ -112,8 +122,10 @@ async def run_size(writer: GraphWriter, size: int, args: argparse.Namespace) -> 
     theirs = stats(b_now + b_asof)
     show("graphiti search_, now", stats(b_now), f"  cut off at {args.baseline_timeout} s: {c_now}")
     show("graphiti search_, as of a date", stats(b_asof), f"  cut off at {args.baseline_timeout} s: {c_asof}")
-    print(f"  ratio graphiti/graphfeed: p50 {theirs['p50'] / ours['p50']:.1f}x, p95 {theirs['p95'] / ours['p95']:.1f}x"
-          f" (graphiti on the first {n} questions now and as of; graphfeed on {args.queries} each)")
+    print(
+        f"  ratio graphiti/graphfeed: p50 {theirs['p50'] / ours['p50']:.1f}x, p95 {theirs['p95'] / ours['p95']:.1f}x"
+        f" (graphiti on the first {n} questions now and as of; graphfeed on {args.queries} each)"
+    )
     await limit_baseline(writer, group_id, 0)
     return ours
 
@@ -124,8 +136,9 @@ async def run_backend(backend: str, args: argparse.Namespace, home: Path) -> dic
         from tests.servers.neo4j_server import start_neo4j
 
         server = start_neo4j(home / "neo4j")
-        config = GraphConfig(backend="neo4j", home=home, neo4j_uri=server.uri, neo4j_user=server.user,
-                             neo4j_password=server.password)
+        config = GraphConfig(
+            backend="neo4j", home=home, neo4j_uri=server.uri, neo4j_user=server.user, neo4j_password=server.password
+        )
     else:
         config = GraphConfig(backend=backend, home=home)
     try:
@@ -137,7 +150,7 @@ async def run_backend(backend: str, args: argparse.Namespace, home: Path) -> dic
 
 
 def main() -> None:
-    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)   # graphiti reads properties we do not write
+    logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)  # graphiti reads properties we do not write
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[10_000, 100_000])
     parser.add_argument("--backends", type=lambda s: s.split(","), default=["falkordb-embedded", "neo4j"])
@@ -158,8 +171,9 @@ def main() -> None:
     for backend, by_size in results.items():
         size = max(by_size)
         s = by_size[size]
-        met = ", ".join(f"{k} {s[k]:.0f} ms {'met' if s[k] < limit else 'NOT met'} (< {limit:.0f})"
-                        for k, limit in TARGETS.items())
+        met = ", ".join(
+            f"{k} {s[k]:.0f} ms {'met' if s[k] < limit else 'NOT met'} (< {limit:.0f})" for k, limit in TARGETS.items()
+        )
         print(f"  {backend} {size:,} facts: {met}")
 
 

@@ -14,12 +14,24 @@ from typing import Any
 
 from graphiti_core.driver.driver import GraphProvider
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 NS = uuid.UUID("6f1d8a52-5c0e-4d59-9a51-2b7f3f1c9e10")
 ORGS = ["Acme Corp", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Stark Industries", "Wayne Enterprises"]
 LISTS = ["all-staff", "eng-announce", "sales-team", "support", "board", "releases"]
-TOPICS = ["Q2 budget", "release plan", "renewal terms", "incident review", "hiring", "roadmap", "pricing", "audit",
-          "security review", "onboarding", "invoice", "migration"]
+TOPICS = [
+    "Q2 budget",
+    "release plan",
+    "renewal terms",
+    "incident review",
+    "hiring",
+    "roadmap",
+    "pricing",
+    "audit",
+    "security review",
+    "onboarding",
+    "invoice",
+    "migration",
+]
 FIRST = ["Dana", "Tom", "Priya", "Lee", "Ana", "Omar", "Mei", "Jonas", "Sara", "Ravi", "Ines", "Kofi", "Li", "Nora"]
 LAST = ["Whitfield", "Berger", "Nair", "Park", "Silva", "Haddad", "Chen", "Vogel", "Ruiz", "Iyer", "Okafor", "Sato"]
 START = dt.datetime(2025, 1, 1, tzinfo=UTC)
@@ -37,11 +49,13 @@ class SyntheticGraph:
 
     def questions(self, n: int, seed: int = 11) -> list[str]:
         rng = random.Random(seed)
-        forms = [lambda: f"Who works at {rng.choice(ORGS[:3])}?",
-                 lambda: f"Who is the contact person of {rng.choice(ORGS)}?",
-                 lambda: f"What did {rng.choice(self.people)} send about the {rng.choice(TOPICS)}?",
-                 lambda: f"Who discussed {rng.choice(self.projects)}?",
-                 lambda: f"Who posted to {rng.choice(LISTS)} about {rng.choice(TOPICS)}?"]
+        forms = [
+            lambda: f"Who works at {rng.choice(ORGS[:3])}?",
+            lambda: f"Who is the contact person of {rng.choice(ORGS)}?",
+            lambda: f"What did {rng.choice(self.people)} send about the {rng.choice(TOPICS)}?",
+            lambda: f"Who discussed {rng.choice(self.projects)}?",
+            lambda: f"Who posted to {rng.choice(LISTS)} about {rng.choice(TOPICS)}?",
+        ]
         return [forms[i % len(forms)]() for i in range(n)]
 
 
@@ -53,15 +67,22 @@ def _when(rng: random.Random) -> dt.datetime:
     return START + dt.timedelta(minutes=rng.randrange(SPAN_DAYS * 24 * 60))
 
 
-def _plan(group_id: str, facts: int, seed: int) -> tuple[SyntheticGraph, list[dict], list[dict], list[dict], list[dict]]:
+def _plan(
+    group_id: str, facts: int, seed: int
+) -> tuple[SyntheticGraph, list[dict], list[dict], list[dict], list[dict]]:
     rng = random.Random(seed)
     graph = SyntheticGraph(group_id, facts)
-    graph.people = [f"{FIRST[i % len(FIRST)]} {LAST[(i // len(FIRST)) % len(LAST)]} {i}" for i in range(max(20, facts // 25))]
+    graph.people = [
+        f"{FIRST[i % len(FIRST)]} {LAST[(i // len(FIRST)) % len(LAST)]} {i}" for i in range(max(20, facts // 25))
+    ]
     graph.projects = [f"PHX-{i}" for i in range(max(10, facts // 500))]
     names = {"org": ORGS, "list": LISTS, "person": graph.people, "project": graph.projects}
-    entities = [{"uuid": _id(group_id, kind, name), "name": name, "created_at": START.isoformat()}
-                for kind, group in names.items() for name in group]
-    org = lambda: ORGS[min(int(rng.paretovariate(1.2)) - 1, len(ORGS) - 1)]   # noqa: E731 - hubs: Acme, Globex, ...
+    entities = [
+        {"uuid": _id(group_id, kind, name), "name": name, "created_at": START.isoformat()}
+        for kind, group in names.items()
+        for name in group
+    ]
+    org = lambda: ORGS[min(int(rng.paretovariate(1.2)) - 1, len(ORGS) - 1)]  # noqa: E731 - hubs: Acme, Globex, ...
     person = lambda: graph.people[int(len(graph.people) * rng.random() ** 3)]  # noqa: E731 - a few on many threads
     edges, episodes, mentions = [], [], []
     for i in range(facts):
@@ -84,60 +105,84 @@ def _plan(group_id: str, facts: int, seed: int) -> tuple[SyntheticGraph, list[di
             a, b = org(), rng.choice(graph.people)
             kinds, name, fact = ("org", "person"), "HAS_CONTACT", f"{b} is the contact person of {a}"
         valid = _when(rng)
-        ended = valid + dt.timedelta(days=rng.randint(5, 300)) if name in ("WORKS_AT", "HAS_CONTACT") and \
-            rng.random() < 0.4 else None
+        ended = (
+            valid + dt.timedelta(days=rng.randint(5, 300))
+            if name in ("WORKS_AT", "HAS_CONTACT") and rng.random() < 0.4
+            else None
+        )
         episode = _id(group_id, "episode", i // 4)
         if i % 4 == 0:
             episodes.append({"uuid": episode, "name": f"<bench-{i // 4}@mail>", "at": valid.isoformat()})
         source, target = _id(group_id, kinds[0], a), _id(group_id, kinds[1], b)
         for hub in (a, b):
             graph.hub_degree[hub] = graph.hub_degree.get(hub, 0) + 1
-        edges.append({"uuid": _id(group_id, "fact", i), "s": source, "o": target, "name": name, "fact": fact,
-                      "episode": episode, "valid_at": valid.isoformat(), "created_at": valid.isoformat(),
-                      "invalid_at": ended.isoformat() if ended else None,
-                      "expired_at": ended.isoformat() if ended else None})
+        edges.append(
+            {
+                "uuid": _id(group_id, "fact", i),
+                "s": source,
+                "o": target,
+                "name": name,
+                "fact": fact,
+                "episode": episode,
+                "valid_at": valid.isoformat(),
+                "created_at": valid.isoformat(),
+                "invalid_at": ended.isoformat() if ended else None,
+                "expired_at": ended.isoformat() if ended else None,
+            }
+        )
         mentions.append({"uuid": _id(group_id, "mention", i), "e": episode, "n": source, "at": valid.isoformat()})
     return graph, entities, edges, episodes, mentions
 
 
 def _statements(provider: GraphProvider, dim: int) -> dict[str, str]:
     neo4j = provider == GraphProvider.NEO4J
-    vec = f"[x IN range(1, {int(dim)}) | rand() - 0.5]" if neo4j else f"vecf32([x IN range(1, {int(dim)}) | rand() - 0.5])"
+    vec = (
+        f"[x IN range(1, {int(dim)}) | rand() - 0.5]"
+        if neo4j
+        else f"vecf32([x IN range(1, {int(dim)}) | rand() - 0.5])"
+    )
     t = (lambda v: f"datetime({v})") if neo4j else (lambda v: v)
     return {
         "entities": f"UNWIND $rows AS r CREATE (:Entity {{uuid: r.uuid, name: r.name, group_id: $g, summary: '', "
-                    f"created_at: {t('r.created_at')}, name_embedding: {vec}}})",
+        f"created_at: {t('r.created_at')}, name_embedding: {vec}}})",
         "episodes": f"UNWIND $rows AS r CREATE (:Episodic {{uuid: r.uuid, name: r.name, group_id: $g, "
-                    f"source: 'message', source_description: 'synthetic mail', content: '', entity_edges: [], "
-                    f"created_at: {t('r.at')}, valid_at: {t('r.at')}}})",
+        f"source: 'message', source_description: 'synthetic mail', content: '', entity_edges: [], "
+        f"created_at: {t('r.at')}, valid_at: {t('r.at')}}})",
         "edges": f"UNWIND $rows AS r MATCH (a:Entity {{uuid: r.s}}) MATCH (b:Entity {{uuid: r.o}}) "
-                 f"CREATE (a)-[e:RELATES_TO {{uuid: r.uuid, name: r.name, fact: r.fact, group_id: $g, "
-                 f"episodes: [r.episode], created_at: {t('r.created_at')}, valid_at: {t('r.valid_at')}, "
-                 f"fact_embedding: {vec}}}]->(b) "
-                 f"SET e.invalid_at = {t('r.invalid_at')}, e.expired_at = {t('r.expired_at')}",
+        f"CREATE (a)-[e:RELATES_TO {{uuid: r.uuid, name: r.name, fact: r.fact, group_id: $g, "
+        f"episodes: [r.episode], created_at: {t('r.created_at')}, valid_at: {t('r.valid_at')}, "
+        f"fact_embedding: {vec}}}]->(b) "
+        f"SET e.invalid_at = {t('r.invalid_at')}, e.expired_at = {t('r.expired_at')}",
         "mentions": "UNWIND $rows AS r MATCH (e:Episodic {uuid: r.e}) MATCH (n:Entity {uuid: r.n}) "
-                    f"CREATE (e)-[:MENTIONS {{uuid: r.uuid, group_id: $g, created_at: {t('r.at')}}}]->(n)",
+        f"CREATE (e)-[:MENTIONS {{uuid: r.uuid, group_id: $g, created_at: {t('r.at')}}}]->(n)",
     }
 
 
 async def write_synthetic(writer: Any, group_id: str, facts: int, seed: int = 5) -> SyntheticGraph:
     """Write the graph into the group (prepared by the writer's backend: graphiti's and search's indexes)."""
-    from connectors.graph.search_indexes import await_indexes, drop_vector_indexes, ensure_vector_indexes
     from connectors.graph.pins import SCHEMA_VERSION, graphiti_version
+    from connectors.graph.search_indexes import await_indexes, drop_vector_indexes, ensure_vector_indexes
     from connectors.graph.structured_writes import MERGE_META
 
     graph, entities, edges, episodes, mentions = _plan(group_id, facts, seed)
     driver = await writer.backend.driver(group_id)
     dim = int(writer.config.embedding_dim)
     statements = _statements(driver.provider, dim)
-    await drop_vector_indexes(driver, group_id, dim)          # built once after the load: ~3x faster
+    await drop_vector_indexes(driver, group_id, dim)  # built once after the load: ~3x faster
     for key, rows in (("entities", entities), ("episodes", episodes), ("edges", edges), ("mentions", mentions)):
         for start in range(0, len(rows), BATCH):
-            await writer.backend.query(group_id, statements[key], rows=rows[start:start + BATCH], g=group_id)
-    meta = MERGE_META.replace("$group_id", "$g")      # backend.query's first argument is already called group_id
-    await writer.backend.query(group_id, meta, g=group_id, embedder=writer.embedder_name,
-                               dim=dim, now=dt.datetime.now(UTC), schema_version=SCHEMA_VERSION,
-                               graphiti_version=graphiti_version())
+            await writer.backend.query(group_id, statements[key], rows=rows[start : start + BATCH], g=group_id)
+    meta = MERGE_META.replace("$group_id", "$g")  # backend.query's first argument is already called group_id
+    await writer.backend.query(
+        group_id,
+        meta,
+        g=group_id,
+        embedder=writer.embedder_name,
+        dim=dim,
+        now=dt.datetime.now(UTC),
+        schema_version=SCHEMA_VERSION,
+        graphiti_version=graphiti_version(),
+    )
     await ensure_vector_indexes(driver, group_id, dim)
     await await_indexes(driver, group_id)
     return graph

@@ -35,6 +35,7 @@ def dateparser_finder(strict: bool) -> Finder:
             settings["REQUIRE_PARTS"] = ["day", "month"]
         found = search_dates(text, languages=[lang], settings=settings) or []
         return {moment.date().isoformat() for _, moment in found}
+
     return find
 
 
@@ -43,7 +44,7 @@ def score(cases: list[dict], finder: Finder) -> dict:
     misses = []
     started = time.perf_counter()
     for case in cases:
-        ref = dt.datetime.fromisoformat(case["ref"]).replace(hour=12, tzinfo=dt.timezone.utc)
+        ref = dt.datetime.fromisoformat(case["ref"]).replace(hour=12, tzinfo=dt.UTC)
         got, want = finder(case["text"], case["lang"], ref), set(case["expect"])
         tp, fp, fn = tp + len(got & want), fp + len(got - want), fn + len(want - got)
         ambiguous_written += bool(case.get("ambiguous") and got)
@@ -52,10 +53,17 @@ def score(cases: list[dict], finder: Finder) -> dict:
         else:
             misses.append(f"{case['lang']} {case['text']!r}: got {sorted(got)} want {sorted(want)}")
     seconds = time.perf_counter() - started
-    return {"cases": len(cases), "right": right, "accuracy": round(right / len(cases), 3),
-            "precision": round(tp / (tp + fp), 3) if tp + fp else 1.0, "recall": round(tp / (tp + fn), 3) if tp + fn else 1.0,
-            "wrong_dates_written": fp, "ambiguous_written": ambiguous_written,
-            "ms_per_case": round(1000 * seconds / len(cases), 3), "misses": misses}
+    return {
+        "cases": len(cases),
+        "right": right,
+        "accuracy": round(right / len(cases), 3),
+        "precision": round(tp / (tp + fp), 3) if tp + fp else 1.0,
+        "recall": round(tp / (tp + fn), 3) if tp + fn else 1.0,
+        "wrong_dates_written": fp,
+        "ambiguous_written": ambiguous_written,
+        "ms_per_case": round(1000 * seconds / len(cases), 3),
+        "misses": misses,
+    }
 
 
 def main() -> None:
@@ -74,9 +82,11 @@ def main() -> None:
     langs = sorted({c["lang"] for c in cases})
     print(f"golden list: {len(cases)} cases, languages {', '.join(langs)}")
     for name, r in results.items():
-        print(f"{name:32s} right {r['right']}/{r['cases']} ({r['accuracy']:.1%})  precision {r['precision']:.3f}  "
-              f"recall {r['recall']:.3f}  wrong dates {r['wrong_dates_written']}  ambiguous written "
-              f"{r['ambiguous_written']}  {r['ms_per_case']} ms/case ({r['ms_per_case'] / base:.1f}x rules)")
+        print(
+            f"{name:32s} right {r['right']}/{r['cases']} ({r['accuracy']:.1%})  precision {r['precision']:.3f}  "
+            f"recall {r['recall']:.3f}  wrong dates {r['wrong_dates_written']}  ambiguous written "
+            f"{r['ambiguous_written']}  {r['ms_per_case']} ms/case ({r['ms_per_case'] / base:.1f}x rules)"
+        )
         if args.misses:
             for miss in r["misses"]:
                 print("    " + miss)

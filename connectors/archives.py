@@ -25,8 +25,12 @@ from ground.records import ErrorClass, Origin, RecordFailure
 
 GIB = 1 << 30
 RATIO_FLOOR_BYTES = 1 << 20
-ENV = {"max_members": "GRAPHFEED_ZIP_MAX_MEMBERS", "max_member_bytes": "GRAPHFEED_ZIP_MAX_MEMBER_BYTES",
-       "max_total_bytes": "GRAPHFEED_ZIP_MAX_TOTAL_BYTES", "max_ratio": "GRAPHFEED_ZIP_MAX_RATIO"}
+ENV = {
+    "max_members": "GRAPHFEED_ZIP_MAX_MEMBERS",
+    "max_member_bytes": "GRAPHFEED_ZIP_MAX_MEMBER_BYTES",
+    "max_total_bytes": "GRAPHFEED_ZIP_MAX_TOTAL_BYTES",
+    "max_ratio": "GRAPHFEED_ZIP_MAX_RATIO",
+}
 ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError)
 _EOCD, _EOCD64_LOCATOR = b"PK\x05\x06", b"PK\x06\x07"
 
@@ -58,12 +62,16 @@ class ArchiveLimits(BaseModel):
     def member_breach(self, info: zipfile.ZipInfo) -> str | None:
         size = info.file_size
         if size > self.max_member_bytes:
-            return (f"member expands to {size:,} bytes, over the limit of {self.max_member_bytes:,} "
-                    f"({ENV['max_member_bytes']})")
+            return (
+                f"member expands to {size:,} bytes, over the limit of {self.max_member_bytes:,} "
+                f"({ENV['max_member_bytes']})"
+            )
         ratio = size / max(info.compress_size, 1)
         if size >= RATIO_FLOOR_BYTES and ratio > self.max_ratio:
-            return (f"member expands {ratio:,.0f} times ({info.compress_size:,} -> {size:,} bytes), over the "
-                    f"compression-ratio limit of {self.max_ratio:g} ({ENV['max_ratio']}): a zip bomb?")
+            return (
+                f"member expands {ratio:,.0f} times ({info.compress_size:,} -> {size:,} bytes), over the "
+                f"compression-ratio limit of {self.max_ratio:g} ({ENV['max_ratio']}): a zip bomb?"
+            )
         return None
 
 
@@ -78,10 +86,10 @@ def _declared_members(path: Path) -> int | None:
         at = tail.rfind(_EOCD)
         if at < 0 or len(tail) < at + 22:
             return None
-        count = struct.unpack("<H", tail[at + 10:at + 12])[0]
+        count = struct.unpack("<H", tail[at + 10 : at + 12])[0]
         locator = at - 20
-        if count == 0xFFFF and locator >= 0 and tail[locator:locator + 4] == _EOCD64_LOCATOR:
-            record_at = struct.unpack("<Q", tail[locator + 8:locator + 16])[0]
+        if count == 0xFFFF and locator >= 0 and tail[locator : locator + 4] == _EOCD64_LOCATOR:
+            record_at = struct.unpack("<Q", tail[locator + 8 : locator + 16])[0]
             stream.seek(record_at)
             record = stream.read(56)
             if record[:4] == b"PK\x06\x06" and len(record) >= 40:
@@ -96,8 +104,10 @@ def _failure(source: str, origin: Origin, error_class: ErrorClass, reason: str) 
 def open_zip(path: Path, source: str, limits: ArchiveLimits) -> zipfile.ZipFile | RecordFailure:
     """The opened archive, or a failure when it is unreadable or lists more members than the limit allows."""
     origin = Origin(file=str(path))
-    too_many = (f"zip archive {path.name} lists {{count:,}} members, over the limit of {limits.max_members:,} "
-                f"({ENV['max_members']}); nothing in it was read")
+    too_many = (
+        f"zip archive {path.name} lists {{count:,}} members, over the limit of {limits.max_members:,} "
+        f"({ENV['max_members']}); nothing in it was read"
+    )
     try:
         declared = _declared_members(path)
         if declared is not None and declared > limits.max_members:
@@ -112,25 +122,34 @@ def open_zip(path: Path, source: str, limits: ArchiveLimits) -> zipfile.ZipFile 
     return archive
 
 
-def checked_members(path: Path, infos: Iterable[zipfile.ZipInfo], source: str, limits: ArchiveLimits
-                    ) -> Iterator[zipfile.ZipInfo | RecordFailure]:
+def checked_members(
+    path: Path, infos: Iterable[zipfile.ZipInfo], source: str, limits: ArchiveLimits
+) -> Iterator[zipfile.ZipInfo | RecordFailure]:
     """The members to read, in the given order, each within the member limits (else a failure naming it); when
     together they expand past the total limit, one failure for the archive and none of them."""
     checked = [(info, limits.member_breach(info)) for info in infos]
     fine = [info for info, reason in checked if reason is None]
     total = sum(info.file_size for info in fine)
     if total > limits.max_total_bytes:
-        yield _failure(source, Origin(file=str(path)), ErrorClass.too_large,
-                       f"zip archive {path.name}: its {len(fine):,} members to read expand to {total:,} bytes, over "
-                       f"the total limit of {limits.max_total_bytes:,} ({ENV['max_total_bytes']}); nothing in it "
-                       "was read")
+        yield _failure(
+            source,
+            Origin(file=str(path)),
+            ErrorClass.too_large,
+            f"zip archive {path.name}: its {len(fine):,} members to read expand to {total:,} bytes, over "
+            f"the total limit of {limits.max_total_bytes:,} ({ENV['max_total_bytes']}); nothing in it "
+            "was read",
+        )
         return
     for info, reason in checked:
         if reason is None:
             yield info
         else:
-            yield _failure(source, Origin(file=str(path), member=info.filename), ErrorClass.too_large,
-                           f"zip archive {path.name}: {reason}")
+            yield _failure(
+                source,
+                Origin(file=str(path), member=info.filename),
+                ErrorClass.too_large,
+                f"zip archive {path.name}: {reason}",
+            )
 
 
 def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:

@@ -9,8 +9,9 @@ from ground.contract import FileCheckpoint, Item, TimeWindow
 from ground.records import ErrorClass, Origin, RecordFailure
 
 
-def walk(source: str, roots: Iterable[Path], keep: Callable[[str], bool] = lambda name: True
-         ) -> Iterator[Path | RecordFailure]:
+def walk(
+    source: str, roots: Iterable[Path], keep: Callable[[str], bool] = lambda name: True
+) -> Iterator[Path | RecordFailure]:
     for root in roots:
         if root.is_dir():
             errors: list[OSError] = []
@@ -20,14 +21,21 @@ def walk(source: str, roots: Iterable[Path], keep: Callable[[str], bool] = lambd
                     if keep(name):
                         yield Path(folder) / name
             for error in errors:
-                yield RecordFailure(source=source, location=Origin(file=str(error.filename or root)),
-                                    error_class=ErrorClass.io_error,
-                                    reason=f"cannot list folder: {error.strerror or error}")
+                yield RecordFailure(
+                    source=source,
+                    location=Origin(file=str(error.filename or root)),
+                    error_class=ErrorClass.io_error,
+                    reason=f"cannot list folder: {error.strerror or error}",
+                )
         elif root.exists():
             yield root
         else:
-            yield RecordFailure(source=source, location=Origin(file=str(root)), error_class=ErrorClass.io_error,
-                                reason="no such file or folder")
+            yield RecordFailure(
+                source=source,
+                location=Origin(file=str(root)),
+                error_class=ErrorClass.io_error,
+                reason="no such file or folder",
+            )
 
 
 def guarded(source: str, origin: Origin, items: Iterable[Item]) -> Iterator[Item]:
@@ -36,13 +44,21 @@ def guarded(source: str, origin: Origin, items: Iterable[Item]) -> Iterator[Item
     try:
         yield from items
     except Exception as exc:  # noqa: BLE001 - a bad file is data, the run goes on
-        yield RecordFailure(source=source, location=origin, error_class=ErrorClass.parse_error,
-                            reason=f"reading stopped in this file: {type(exc).__name__}: {str(exc)[:300]}")
+        yield RecordFailure(
+            source=source,
+            location=origin,
+            error_class=ErrorClass.parse_error,
+            reason=f"reading stopped in this file: {type(exc).__name__}: {str(exc)[:300]}",
+        )
 
 
-def read_files(files: Iterable[Path | RecordFailure], read_file: Callable[[Path], Iterator[Item]],
-               window: TimeWindow | None, checkpoint: FileCheckpoint | None, source: str = "unknown"
-               ) -> Generator[Item, None, FileCheckpoint]:
+def read_files(
+    files: Iterable[Path | RecordFailure],
+    read_file: Callable[[Path], Iterator[Item]],
+    window: TimeWindow | None,
+    checkpoint: FileCheckpoint | None,
+    source: str = "unknown",
+) -> Generator[Item, None, FileCheckpoint]:
     """Records inside the window (all failures: they have no trustworthy date), file by file; returns the checkpoint."""
     done = list(checkpoint.files_done) if checkpoint else []
     skip = set(done)

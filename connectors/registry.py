@@ -70,8 +70,8 @@ def _salesforce_facts() -> SourceFacts:
 
 @dataclass(frozen=True)
 class Source:
-    reader: Callable[..., Reader]            # (paths, **options) -> Reader over export files
-    facts: Callable[[], SourceFacts]         # loads the source's facts module
+    reader: Callable[..., Reader]  # (paths, **options) -> Reader over export files
+    facts: Callable[[], SourceFacts]  # loads the source's facts module
 
 
 SOURCES: dict[str, Source] = {

@@ -10,7 +10,7 @@ import json
 import os
 from typing import Any
 
-MAX_JSON_DEPTH = int(os.environ.get("GRAPHFEED_MAX_JSON_DEPTH", "256"))   # real exports stay far below (ADF ~30)
+MAX_JSON_DEPTH = int(os.environ.get("GRAPHFEED_MAX_JSON_DEPTH", "256"))  # real exports stay far below (ADF ~30)
 
 
 class JsonInputError(ValueError):

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from ground.records import SourceRecord
 from flow.staging import EPISODE_FAILURES, EPISODES, RAW, READ_STATS, Staging, spooled_dedup
+from ground.records import SourceRecord
 from transforms.build import EpisodeSettings, IntentPredictor, build_episodes
 from transforms.episode import Episode
 
@@ -20,9 +20,9 @@ class EpisodeStats(BaseModel):
     records: int = 0
     episodes: int = 0
     duplicates: int = 0
-    failures: int = 0                     # read failures staged for these partitions, plus build failures below
-    build_failures: int = 0               # records that could not become an episode
-    records_read: int = 0                 # what the reads behind those failures produced
+    failures: int = 0  # read failures staged for these partitions, plus build failures below
+    build_failures: int = 0  # records that could not become an episode
+    records_read: int = 0  # what the reads behind those failures produced
     empty_content: int = 0
     missing_intent_or_fingerprint: int = 0
     intents: dict[str, int] = Field(default_factory=dict)
@@ -41,8 +41,14 @@ class EpisodeStats(BaseModel):
         return self.failures / total if total else 0.0
 
 
-def stage_episodes(staging: Staging, source: str, partition_keys: Sequence[str], classifier: IntentPredictor,
-                   settings: EpisodeSettings, preview_size: int = 5) -> EpisodeStats:
+def stage_episodes(
+    staging: Staging,
+    source: str,
+    partition_keys: Sequence[str],
+    classifier: IntentPredictor,
+    settings: EpisodeSettings,
+    preview_size: int = 5,
+) -> EpisodeStats:
     stats = EpisodeStats()
     intents: Counter[str] = Counter()
     languages: Counter[str] = Counter()

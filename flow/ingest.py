@@ -14,15 +14,15 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from flow.staging import EPISODES, Staging, TOMBSTONES
-from flow.stage import Tombstone
 from connectors.graph.config import ConfigError, EmbedderMismatch
 from connectors.graph.ledger import Ledger, backlog_growing
 from connectors.graph.llm.meter import Usage
 from connectors.graph.sink import BatchResult, Budget, Failure, GraphSink, OutcomeStatus
+from flow.stage import Tombstone
+from flow.staging import EPISODES, TOMBSTONES, Staging
 from transforms.episode import Episode
 
-FATAL = (ConfigError, EmbedderMismatch)     # configuration problems: stop the run, never blame an episode
+FATAL = (ConfigError, EmbedderMismatch)  # configuration problems: stop the run, never blame an episode
 
 
 class IngestLimits(BaseModel):
@@ -54,19 +54,19 @@ class IngestStats(BaseModel):
     backlog: int = 0
     backlog_growing: bool = False
     seconds_per_episode: list[float] = []
-    stopped_by: str | None = None          # "max_episodes" | "max_cost" | "max_cost_source_night": work left for later
+    stopped_by: str | None = None  # "max_episodes" | "max_cost" | "max_cost_source_night": work left for later
     # LLM extraction (sources in llm/both mode); all zero in structured mode.
     llm_calls: int = 0
     embedding_tokens: int = 0
     llm_retries: int = 0
     llm_rate_limited: int = 0
     llm_timeouts: int = 0
-    llm_invalid_output: int = 0            # malformed JSON + schema-invalid answers (each retried)
+    llm_invalid_output: int = 0  # malformed JSON + schema-invalid answers (each retried)
     llm_unparseable_dates: int = 0
     llm_entities: int = 0
     llm_facts: int = 0
     held_for_review: int = 0
-    llm_skipped: int = 0                   # intents configured as not worth a model call
+    llm_skipped: int = 0  # intents configured as not worth a model call
     llm_tokens_by_prompt: dict[str, dict[str, int]] = {}
     batch_costs_usd: list[float] = []
 
@@ -82,8 +82,9 @@ class IngestStats(BaseModel):
         return statistics.quantiles(self.seconds_per_episode, n=100, method="inclusive")[int(q) - 1]
 
 
-def register_partitions(ledger: Ledger, staging: Staging, source: str, partition_keys: Sequence[str],
-                        stats: IngestStats) -> None:
+def register_partitions(
+    ledger: Ledger, staging: Staging, source: str, partition_keys: Sequence[str], stats: IngestStats
+) -> None:
     for key in partition_keys:
         episodes = (Episode.model_validate(row) for row in staging.rows(source, EPISODES, key))
         result = ledger.register(episodes, partition=key)
@@ -92,8 +93,9 @@ def register_partitions(ledger: Ledger, staging: Staging, source: str, partition
         stats.duplicates += result.duplicates
 
 
-def apply_tombstones(ledger: Ledger, sink: GraphSink, staging: Staging, source: str, partition_keys: Sequence[str],
-                     stats: IngestStats) -> None:
+def apply_tombstones(
+    ledger: Ledger, sink: GraphSink, staging: Staging, source: str, partition_keys: Sequence[str], stats: IngestStats
+) -> None:
     """Records deleted upstream: their episodes become tombstoned in the ledger (never claimed again) and the facts
     only they supported get invalid_at = the deletion time; nothing is deleted from the graph."""
     for key in partition_keys:
@@ -111,7 +113,10 @@ def _add(stats: IngestStats, result: BatchResult) -> None:
     stats.entities_written += result.entities_written
     stats.facts_written += result.facts_written
     stats.facts_invalidated += result.facts_invalidated
-    for mine, theirs in ((stats.facts_by_relation, result.facts_by_relation), (stats.facts_by_kind, result.facts_by_kind)):
+    for mine, theirs in (
+        (stats.facts_by_relation, result.facts_by_relation),
+        (stats.facts_by_kind, result.facts_by_kind),
+    ):
         for name, count in theirs.items():
             mine[name] = mine.get(name, 0) + count
     stats.seconds_per_episode.extend(result.per_episode_seconds)
@@ -133,7 +138,7 @@ def _add_llm(stats: IngestStats, result: BatchResult) -> None:
     stats.llm_facts += result.llm_facts
     stats.held_for_review += result.held_for_review
     stats.llm_skipped += result.llm_skipped
-    if result.llm_metered:                 # a writer with no LLM source reports no batch costs
+    if result.llm_metered:  # a writer with no LLM source reports no batch costs
         stats.batch_costs_usd.append(round(usage.cost_usd, 6))
     for prompt, p in usage.by_prompt.items():
         mine = stats.llm_tokens_by_prompt.setdefault(prompt, {"calls": 0, "tokens_in": 0, "tokens_out": 0})
@@ -146,13 +151,19 @@ def _budget(limits: IngestLimits, stats: IngestStats) -> Budget:
     return Budget(max_cost_usd=max(0.0, limits.max_cost_usd - stats.cost_usd))
 
 
-def _mark_failed(ledger: Ledger, episode_id: str, failure: Failure, usage: Usage | None, limits: IngestLimits,
-                 stats: IngestStats) -> None:
-    status = ledger.mark_failed(episode_id, failure.error_class, failure.message, max_attempts=limits.max_attempts,
-                                backoff_base_s=limits.backoff_seconds,
-                                tokens_in=usage.tokens_in if usage else 0,
-                                tokens_out=usage.tokens_out if usage else 0,
-                                cost_usd=usage.cost_usd if usage else 0.0)
+def _mark_failed(
+    ledger: Ledger, episode_id: str, failure: Failure, usage: Usage | None, limits: IngestLimits, stats: IngestStats
+) -> None:
+    status = ledger.mark_failed(
+        episode_id,
+        failure.error_class,
+        failure.message,
+        max_attempts=limits.max_attempts,
+        backoff_base_s=limits.backoff_seconds,
+        tokens_in=usage.tokens_in if usage else 0,
+        tokens_out=usage.tokens_out if usage else 0,
+        cost_usd=usage.cost_usd if usage else 0.0,
+    )
     if status == "quarantined":
         stats.quarantined += 1
     else:
@@ -168,10 +179,13 @@ def _settle(ledger: Ledger, result: BatchResult, limits: IngestLimits, stats: In
     if done:
         share = (result.facts_written + result.llm_facts) // len(done)
         spent = {o.episode_id: o.usage for o in done if o.usage is not None}
-        ledger.mark_ingested([o.episode_id for o in done], facts_written={o.episode_id: share for o in done},
-                             tokens_in={i: u.tokens_in for i, u in spent.items()},
-                             tokens_out={i: u.tokens_out for i, u in spent.items()},
-                             cost_usd={i: u.cost_usd for i, u in spent.items()})
+        ledger.mark_ingested(
+            [o.episode_id for o in done],
+            facts_written={o.episode_id: share for o in done},
+            tokens_in={i: u.tokens_in for i, u in spent.items()},
+            tokens_out={i: u.tokens_out for i, u in spent.items()},
+            cost_usd={i: u.cost_usd for i, u in spent.items()},
+        )
         stats.ingested += len(done)
     for outcome in outcomes:
         if outcome.status == OutcomeStatus.failed and outcome.failure is not None:
@@ -209,11 +223,12 @@ def write_backlog(ledger: Ledger, sink: GraphSink, source: str, limits: IngestLi
             break
 
 
-def _write_one_by_one(ledger: Ledger, sink: GraphSink, batch: list[Episode], limits: IngestLimits,
-                      stats: IngestStats) -> None:
+def _write_one_by_one(
+    ledger: Ledger, sink: GraphSink, batch: list[Episode], limits: IngestLimits, stats: IngestStats
+) -> None:
     for episode in batch:
         if stats.stopped_by:
-            stats.attempted -= 1           # not attempted: stays pending
+            stats.attempted -= 1  # not attempted: stays pending
             continue
         try:
             result = sink.write([episode], _budget(limits, stats))
@@ -225,20 +240,38 @@ def _write_one_by_one(ledger: Ledger, sink: GraphSink, batch: list[Episode], lim
         _settle(ledger, result, limits, stats)
 
 
-def ingest(ledger: Ledger, sink: GraphSink, staging: Staging, source: str, partition_keys: Sequence[str],
-           limits: IngestLimits, run_id: str, growth_runs: int = 3) -> IngestStats:
-    started = dt.datetime.now(dt.timezone.utc)
+def ingest(
+    ledger: Ledger,
+    sink: GraphSink,
+    staging: Staging,
+    source: str,
+    partition_keys: Sequence[str],
+    limits: IngestLimits,
+    run_id: str,
+    growth_runs: int = 3,
+) -> IngestStats:
+    started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
     stats = IngestStats()
     register_partitions(ledger, staging, source, partition_keys, stats)
     apply_tombstones(ledger, sink, staging, source, partition_keys, stats)
     write_backlog(ledger, sink, source, limits, stats)
     stats.backlog = ledger.backlog(source)
-    ledger.record_run(run_id, source=source, partition=partition_keys[-1], started_at=started,
-                      finished_at=dt.datetime.now(dt.timezone.utc),
-                      counts={"ingested": stats.ingested, "failed": stats.failed, "quarantined": stats.quarantined,
-                              "tombstoned": stats.tombstoned,
-                              "duplicates": stats.duplicates, "cost_usd": stats.cost_usd,
-                              "seconds": round(time.perf_counter() - t0, 3)})
+    ledger.record_run(
+        run_id,
+        source=source,
+        partition=partition_keys[-1],
+        started_at=started,
+        finished_at=dt.datetime.now(dt.UTC),
+        counts={
+            "ingested": stats.ingested,
+            "failed": stats.failed,
+            "quarantined": stats.quarantined,
+            "tombstoned": stats.tombstoned,
+            "duplicates": stats.duplicates,
+            "cost_usd": stats.cost_usd,
+            "seconds": round(time.perf_counter() - t0, 3),
+        },
+    )
     stats.backlog_growing = backlog_growing(ledger.recent_runs(source, growth_runs + 1), growth_runs)
     return stats

@@ -15,14 +15,14 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from flow.staging import FAILURES, RAW, READ_STATS, TOMBSTONES, StagedFile, Staging
 from ground.contract import Checkpoint, Reader, TimeWindow
 from ground.records import RecordFailure
-from flow.staging import FAILURES, RAW, READ_STATS, TOMBSTONES, Staging, StagedFile
 
 
 def day_window(partition_key: str) -> tuple[dt.datetime, dt.datetime]:
     """A daily partition's UTC day: [midnight, next midnight)."""
-    start = dt.datetime.fromisoformat(partition_key).replace(tzinfo=dt.timezone.utc)
+    start = dt.datetime.fromisoformat(partition_key).replace(tzinfo=dt.UTC)
     return start, start + dt.timedelta(days=1)
 
 
@@ -36,21 +36,24 @@ class Tombstone(BaseModel):
 
 def reader_tombstones(reader: Reader, checkpoint: object, now: dt.datetime) -> list[Tombstone]:
     """Deletions a read detected, whatever shape its source reports them in (reader.tombstones, checkpoint.deleted)."""
-    found = [Tombstone(source_key=t.source_key, at=t.detected_at or now, reason=t.reason)
-             for t in getattr(reader, "tombstones", None) or []]
-    found += [Tombstone(source_key=d.key, at=d.detected_at, reason=d.how)
-              for d in getattr(checkpoint, "deleted", None) or []]
+    found = [
+        Tombstone(source_key=t.source_key, at=t.detected_at or now, reason=t.reason)
+        for t in getattr(reader, "tombstones", None) or []
+    ]
+    found += [
+        Tombstone(source_key=d.key, at=d.detected_at, reason=d.how) for d in getattr(checkpoint, "deleted", None) or []
+    ]
     return found
 
 
 class RawStats(BaseModel):
-    records: int = 0                      # record placements (a record in two overlapping partitions counts twice)
-    distinct_records: int = 0             # records placed in at least one partition of the range
-    records_read: int = 0                 # every good record the reader produced, inside the range or not
+    records: int = 0  # record placements (a record in two overlapping partitions counts twice)
+    distinct_records: int = 0  # records placed in at least one partition of the range
+    records_read: int = 0  # every good record the reader produced, inside the range or not
     failures: int = 0
     failures_by_class: dict[str, int] = Field(default_factory=dict)
     per_partition: dict[str, int] = Field(default_factory=dict)
-    reader_counts: dict[str, int] = Field(default_factory=dict)   # what a reader counts besides records (skips...)
+    reader_counts: dict[str, int] = Field(default_factory=dict)  # what a reader counts besides records (skips...)
     tombstones: int = 0
     checkpoint: Checkpoint | None = None  # what the reader returned when it finished
 
@@ -60,13 +63,21 @@ class RawStats(BaseModel):
         return self.failures / total if total else 0.0
 
 
-def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_keys: Sequence[str],
-                      overlap: dt.timedelta, whole_export: bool = True, checkpoint: Checkpoint | None = None
-                      ) -> RawStats:
+def stage_raw_records(
+    reader: Reader,
+    staging: Staging,
+    source: str,
+    partition_keys: Sequence[str],
+    overlap: dt.timedelta,
+    whole_export: bool = True,
+    checkpoint: Checkpoint | None = None,
+) -> RawStats:
     """`checkpoint`: a *finished* earlier read's checkpoint, for what it carries across windows (the keys of the last
     full listing, which reveal deletions); never a half-done one, since a failed run's staged records were dropped."""
     windows = {key: day_window(key) for key in partition_keys}
-    read_window = TimeWindow(start=min(s for s, _ in windows.values()) - overlap, end=max(e for _, e in windows.values()))
+    read_window = TimeWindow(
+        start=min(s for s, _ in windows.values()) - overlap, end=max(e for _, e in windows.values())
+    )
     writers: dict[str, StagedFile] = {key: staging.writer(source, RAW, key) for key in partition_keys}
     failures = staging.writer(source, FAILURES, partition_keys[-1])
     tombstones = staging.writer(source, TOMBSTONES, partition_keys[-1])
@@ -77,7 +88,7 @@ def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_k
         while True:
             try:
                 item = next(items)
-            except StopIteration as done:          # a reader returns its checkpoint: deletions may ride on it
+            except StopIteration as done:  # a reader returns its checkpoint: deletions may ride on it
                 stats.checkpoint = done.value
                 for tombstone in reader_tombstones(reader, done.value, read_window.end):
                     tombstones.write(tombstone)
@@ -86,7 +97,7 @@ def stage_raw_records(reader: Reader, staging: Staging, source: str, partition_k
                 failures.write(item)
                 classes[item.error_class.value] += 1
                 continue
-            if item.fields.get("deleted") is True:     # a deleted row (Salesforce IsDeleted) is a tombstone
+            if item.fields.get("deleted") is True:  # a deleted row (Salesforce IsDeleted) is a tombstone
                 tombstones.write(Tombstone(source_key=item.source_key, at=item.updated_at, reason="deleted"))
                 continue
             stats.records_read += 1

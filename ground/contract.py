@@ -46,8 +46,7 @@ CT = TypeVar("CT", bound=Checkpoint)
 class Reader(Protocol[CT]):
     source: str
 
-    def read(self, window: TimeWindow | None, checkpoint: CT | None = None) -> Generator[Item, None, CT]:
-        ...
+    def read(self, window: TimeWindow | None, checkpoint: CT | None = None) -> Generator[Item, None, CT]: ...
 
 
 def split(items: Iterable[Item]) -> tuple[list[SourceRecord], list[RecordFailure]]:

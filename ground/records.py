@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 def as_utc(value: dt.datetime) -> dt.datetime:
     """Naive datetimes are taken as UTC; aware ones are converted. Everything downstream compares UTC."""
     if value.tzinfo is None:
-        return value.replace(tzinfo=dt.timezone.utc)
-    return value.astimezone(dt.timezone.utc)
+        return value.replace(tzinfo=dt.UTC)
+    return value.astimezone(dt.UTC)
 
 
 def shown_name(name: str) -> str:
@@ -22,8 +22,13 @@ def shown_name(name: str) -> str:
     characters, backslashes, an absolute path or '..' (a name from a hostile zip must not pass for a real path
     or drive the terminal)."""
     parts = name.replace("\\", "/").split("/")
-    if name.isprintable() and "\\" not in name and not name.startswith("/") and ".." not in parts \
-            and not (len(name) > 1 and name[1] == ":"):
+    if (
+        name.isprintable()
+        and "\\" not in name
+        and not name.startswith("/")
+        and ".." not in parts
+        and not (len(name) > 1 and name[1] == ":")
+    ):
         return name
     return repr(name)
 
@@ -39,10 +44,10 @@ class Origin(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     file: str | None = None
-    index: int | None = None        # n-th message/row/item inside the file (0-based)
-    offset: int | None = None       # byte offset inside the file, where known
-    member: str | None = None       # path inside a zip archive
-    url: str | None = None          # API request that produced it
+    index: int | None = None  # n-th message/row/item inside the file (0-based)
+    offset: int | None = None  # byte offset inside the file, where known
+    member: str | None = None  # path inside a zip archive
+    url: str | None = None  # API request that produced it
 
     def describe(self) -> str:
         parts = [self.file or self.url or "<unknown>"]
@@ -87,24 +92,24 @@ class Attachment(BaseModel):
 
 
 class SourceRecord(BaseModel):
-    source: str                                  # email, jira, confluence, salesforce
-    kind: str                                    # email, issue, comment, page, opportunity, ...
-    source_key: str                              # stable and unique within the source (Message-ID for mail)
+    source: str  # email, jira, confluence, salesforce
+    kind: str  # email, issue, comment, page, opportunity, ...
+    source_key: str  # stable and unique within the source (Message-ID for mail)
     version: str = "1"
     url: str | None = None
     title: str = ""
     body: str = ""
     actor: Actor
-    occurred_at: dt.datetime                     # when it happened in the world (UTC)
-    updated_at: dt.datetime                      # last change in the source system (UTC); partitions use this
+    occurred_at: dt.datetime  # when it happened in the world (UTC)
+    updated_at: dt.datetime  # last change in the source system (UTC); partitions use this
     participants: list[Participant] = Field(default_factory=list)
     attachments: list[Attachment] = Field(default_factory=list)
-    links: list[str] = Field(default_factory=list)          # URLs seen in metadata (not in the body)
-    parent_key: str | None = None                # the record this one answers or belongs to
-    thread_key: str | None = None                # the conversation/issue/page it is part of
-    related_keys: list[str] = Field(default_factory=list)   # other source keys named in metadata (References:)
-    language: str | None = None                  # if the source says so; otherwise detected later
-    fields: dict[str, Any] = Field(default_factory=dict)    # structured source fields, kept as they are
+    links: list[str] = Field(default_factory=list)  # URLs seen in metadata (not in the body)
+    parent_key: str | None = None  # the record this one answers or belongs to
+    thread_key: str | None = None  # the conversation/issue/page it is part of
+    related_keys: list[str] = Field(default_factory=list)  # other source keys named in metadata (References:)
+    language: str | None = None  # if the source says so; otherwise detected later
+    fields: dict[str, Any] = Field(default_factory=dict)  # structured source fields, kept as they are
     origin: Origin = Field(default_factory=Origin)
 
     @field_validator("occurred_at", "updated_at")
@@ -116,13 +121,13 @@ class SourceRecord(BaseModel):
 class ErrorClass(str, enum.Enum):
     """Explicit failure taxonomy: what went wrong decides what a user can do about it."""
 
-    parse_error = "parse_error"              # bytes that do not parse as the format they claim to be
-    missing_field = "missing_field"          # parses, but lacks what a record needs (id, date, ...)
-    bad_value = "bad_value"                  # a field has a value we cannot interpret
-    unsupported = "unsupported"              # a format or feature we do not read
-    io_error = "io_error"                    # the file could not be read at all
-    too_large = "too_large"                  # over a configured size limit
-    api_error = "api_error"                  # the source API refused this one record
+    parse_error = "parse_error"  # bytes that do not parse as the format they claim to be
+    missing_field = "missing_field"  # parses, but lacks what a record needs (id, date, ...)
+    bad_value = "bad_value"  # a field has a value we cannot interpret
+    unsupported = "unsupported"  # a format or feature we do not read
+    io_error = "io_error"  # the file could not be read at all
+    too_large = "too_large"  # over a configured size limit
+    api_error = "api_error"  # the source API refused this one record
 
 
 class RecordFailure(BaseModel):

@@ -102,8 +102,12 @@ class WebhookNotifier(BaseModel):
         return {"text": alert.text(), "alert": alert.model_dump(mode="json")}
 
     def send(self, alert: Alert) -> None:
-        request = urllib.request.Request(self.url, data=json.dumps(self.payload(alert)).encode(),
-                                         headers={"Content-Type": "application/json"}, method="POST")
+        request = urllib.request.Request(
+            self.url,
+            data=json.dumps(self.payload(alert)).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 response.read()
@@ -142,29 +146,35 @@ CHANNELS = ("none", "smtp", "webhook", "slack")
 class AlertsResource(dg.ConfigurableResource):
     """The alert channel and the bounds the quality sensor enforces."""
 
-    channel: str = "none"                        # none | smtp | webhook | slack
+    channel: str = "none"  # none | smtp | webhook | slack
     smtp_host: str = "localhost"
     smtp_port: int = 25
     smtp_sender: str = "graphfeed@localhost"
     smtp_recipients: list[str] = []
     smtp_username: str | None = None
-    smtp_password: str | None = None             # EnvVar("GRAPHFEED_ALERT_SMTP_PASSWORD")
+    smtp_password: str | None = None  # EnvVar("GRAPHFEED_ALERT_SMTP_PASSWORD")
     smtp_starttls: bool = False
-    webhook_url: str | None = None               # EnvVar("GRAPHFEED_ALERT_WEBHOOK_URL"): the URL is the secret
-    slack_token: str | None = None               # EnvVar("GRAPHFEED_ALERT_SLACK_TOKEN")
+    webhook_url: str | None = None  # EnvVar("GRAPHFEED_ALERT_WEBHOOK_URL"): the URL is the secret
+    slack_token: str | None = None  # EnvVar("GRAPHFEED_ALERT_SLACK_TOKEN")
     slack_channel: str = "#graphfeed"
     slack_base_url: str | None = None
-    min_dedup_rate: float | None = None          # alert when a source's dedup rate drops below this (None: off)
-    max_nightly_cost_usd: float | None = None    # alert when a night's LLM spend over all sources exceeds this
+    min_dedup_rate: float | None = None  # alert when a source's dedup rate drops below this (None: off)
+    max_nightly_cost_usd: float | None = None  # alert when a night's LLM spend over all sources exceeds this
 
     def notifier(self) -> "Notifier":
         plain = _plain
         if self.channel == "none":
             return NullNotifier()
         if self.channel == "smtp":
-            return SmtpNotifier(host=self.smtp_host, port=self.smtp_port, sender=self.smtp_sender,
-                                recipients=self.smtp_recipients, username=self.smtp_username,
-                                password=plain(self.smtp_password), starttls=self.smtp_starttls)
+            return SmtpNotifier(
+                host=self.smtp_host,
+                port=self.smtp_port,
+                sender=self.smtp_sender,
+                recipients=self.smtp_recipients,
+                username=self.smtp_username,
+                password=plain(self.smtp_password),
+                starttls=self.smtp_starttls,
+            )
         if self.channel == "webhook":
             if not self.webhook_url:
                 raise NotificationError("webhook channel without GRAPHFEED_ALERT_WEBHOOK_URL")
@@ -172,8 +182,9 @@ class AlertsResource(dg.ConfigurableResource):
         if self.channel == "slack":
             if not self.slack_token:
                 raise NotificationError("slack channel without GRAPHFEED_ALERT_SLACK_TOKEN")
-            return SlackNotifier(token=plain(self.slack_token), channel=self.slack_channel,
-                                 base_url=self.slack_base_url)
+            return SlackNotifier(
+                token=plain(self.slack_token), channel=self.slack_channel, base_url=self.slack_base_url
+            )
         raise NotificationError(f"unknown alert channel {self.channel!r}; known: {', '.join(CHANNELS)}")
 
 

@@ -17,11 +17,15 @@ from pydantic import BaseModel
 
 WORKER_HOST = "graphfeed/worker_host"
 WORKER_PID = "graphfeed/worker_pid"
-WORKER_STARTED = "graphfeed/worker_started"      # the worker's process create time (epoch seconds)
-NO_DAEMON_RETRY = {"dagster/max_retries": "0"}   # the next `graphfeed run` is the retry; the daemon cannot relaunch it
-UNFINISHED = [dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED,
-              dg.DagsterRunStatus.CANCELING]
-START_TIME_SLACK = 1.0                           # create_time is rounded differently across reads
+WORKER_STARTED = "graphfeed/worker_started"  # the worker's process create time (epoch seconds)
+NO_DAEMON_RETRY = {"dagster/max_retries": "0"}  # the next `graphfeed run` is the retry; the daemon cannot relaunch it
+UNFINISHED = [
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+    dg.DagsterRunStatus.CANCELING,
+]
+START_TIME_SLACK = 1.0  # create_time is rounded differently across reads
 
 
 class DeadRun(BaseModel):
@@ -56,7 +60,7 @@ def worker_gone(tags: dict[str, str], host: str | None = None) -> bool:
     except psutil.NoSuchProcess:
         return True
     except psutil.AccessDenied:
-        return False                                  # it exists; we may not look at it
+        return False  # it exists; we may not look at it
 
 
 def fail_dead_runs(instance: dg.DagsterInstance, by: str = "graphfeed run") -> list[DeadRun]:
@@ -70,23 +74,37 @@ def fail_dead_runs(instance: dg.DagsterInstance, by: str = "graphfeed run") -> l
             continue
         current = instance.get_run_by_id(run.run_id)
         if current is None or current.is_finished:
-            continue                                  # finished meanwhile (another run reaped it)
+            continue  # finished meanwhile (another run reaped it)
         pid = int(run.tags[WORKER_PID])
-        message = (f"run worker gone: process {pid} on {host} no longer exists (killed or crashed) while the run was "
-                   f"{current.status.value}; marked failed by {by} (pid {psutil.Process().pid}) and its "
-                   "concurrency slots released")
+        message = (
+            f"run worker gone: process {pid} on {host} no longer exists (killed or crashed) while the run was "
+            f"{current.status.value}; marked failed by {by} (pid {psutil.Process().pid}) and its "
+            "concurrency slots released"
+        )
         instance.report_run_failed(current, message)
         storage = instance.event_log_storage
         if storage.supports_global_concurrency_limits:
             storage.free_concurrency_slots_for_run(run.run_id)
-        found.append(DeadRun(run_id=run.run_id, job_name=run.job_name, status=current.status.value, pid=pid,
-                             host=host, message=message))
+        found.append(
+            DeadRun(
+                run_id=run.run_id,
+                job_name=run.job_name,
+                status=current.status.value,
+                pid=pid,
+                host=host,
+                message=message,
+            )
+        )
     return found
 
 
-@dg.sensor(name="dead_run_reaper", default_status=dg.DefaultSensorStatus.RUNNING, minimum_interval_seconds=120,
-           description="Fails runs of the daemon's host whose worker process died and frees their pool slots "
-                       "(Dagster's own run monitoring does not cover in-process runs or the DefaultRunLauncher).")
+@dg.sensor(
+    name="dead_run_reaper",
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=120,
+    description="Fails runs of the daemon's host whose worker process died and frees their pool slots "
+    "(Dagster's own run monitoring does not cover in-process runs or the DefaultRunLauncher).",
+)
 def dead_run_reaper(context: dg.SensorEvaluationContext) -> dg.SkipReason:
     dead = fail_dead_runs(context.instance, by="the dead_run_reaper sensor")
     for run in dead:

@@ -21,7 +21,7 @@ def build_definitions() -> dg.Definitions:
     """The whole code location: every source's asset chain, jobs, the schedule, sensors, and resources. Everything the
     environment decides (start date, cron, model data, alert channel, resources) is read here, not at import."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*backfill_policy.*", category=dg.BetaWarning)   # stable in practice
+        warnings.filterwarnings("ignore", message=".*backfill_policy.*", category=dg.BetaWarning)  # stable in practice
         partitions = daily_partitions()
         source_assets = [asset for source in SOURCES for asset in build_source_chain(source, partitions)]
         assets = [build_intent_classifier(), *source_assets, build_nightly_report(partitions)]
@@ -31,8 +31,9 @@ def build_definitions() -> dg.Definitions:
         schedules=[build_nightly_schedule()],
         resources=default_resources(),
     )
-    return dg.Definitions.merge(defs, alert_definitions(),
-                                dg.Definitions(sensors=[prometheus_textfile_sensor(), dead_run_reaper]))
+    return dg.Definitions.merge(
+        defs, alert_definitions(), dg.Definitions(sensors=[prometheus_textfile_sensor(), dead_run_reaper])
+    )
 
 
 defs = build_definitions()

@@ -12,7 +12,6 @@ nightly_job = dg.define_asset_job(
 )
 
 source_jobs = {
-    source: dg.define_asset_job(f"{source}_ingest", selection=dg.AssetSelection.groups(source),
-                                tags={"source": source})
+    source: dg.define_asset_job(f"{source}_ingest", selection=dg.AssetSelection.groups(source), tags={"source": source})
     for source in SOURCES
 }

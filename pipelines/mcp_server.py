@@ -22,8 +22,8 @@ from connectors.graph.config import GraphConfig
 from connectors.graph.episode_read import MAX_LIMIT, EpisodeFilters, decode_cursor
 from connectors.graph.history import AmbiguousSubject
 from connectors.graph.reader import GraphReader
-from ground.records import as_utc
 from flow.settings import SOURCES
+from ground.records import as_utc
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -65,8 +65,13 @@ def _as_list(value: str | list[str] | None) -> list[str]:
     return [i.strip() for i in items if i and i.strip()]
 
 
-def episode_filters(intent: str | list[str] | None, source: str | list[str] | None, actor: str | None,
-                    since: str | None, until: str | None) -> EpisodeFilters:
+def episode_filters(
+    intent: str | list[str] | None,
+    source: str | list[str] | None,
+    actor: str | None,
+    since: str | None,
+    until: str | None,
+) -> EpisodeFilters:
     intents, sources = _as_list(intent), _as_list(source)
     known = known_intents()
     unknown = [i for i in intents if known and i not in known]
@@ -78,8 +83,7 @@ def episode_filters(intent: str | list[str] | None, source: str | list[str] | No
     start, end = parse_time(since, "since"), parse_time(until, "until")
     if start and end and start >= end:
         raise ToolError("since must be before until")
-    return EpisodeFilters(intents=intents, sources=sources, actor=(actor or "").strip() or None, since=start,
-                          until=end)
+    return EpisodeFilters(intents=intents, sources=sources, actor=(actor or "").strip() or None, since=start, until=end)
 
 
 def build_server(config: GraphConfig, group_id: str) -> MCPServer:
@@ -93,24 +97,36 @@ def build_server(config: GraphConfig, group_id: str) -> MCPServer:
             yield {}
             state.clear()
 
-    server = MCPServer("graphfeed", instructions=(
-        "Read-only access to graphfeed's bi-temporal knowledge graph. Facts carry valid_at/invalid_at (when they held "
-        "in the world) and their source episodes; cite the episode's source_key when you answer."), lifespan=lifespan, log_level="WARNING")
+    server = MCPServer(
+        "graphfeed",
+        instructions=(
+            "Read-only access to graphfeed's bi-temporal knowledge graph. Facts carry valid_at/invalid_at (when they held "
+            "in the world) and their source episodes; cite the episode's source_key when you answer."
+        ),
+        lifespan=lifespan,
+        log_level="WARNING",
+    )
 
     def reader() -> GraphReader:
         return state["reader"]
 
     @server.tool(annotations=READ_ONLY)
-    async def search_facts(query: str, as_of: str | None = None, known_at: str | None = None,
-                           limit: int = 10) -> list[dict[str, Any]]:
+    async def search_facts(
+        query: str, as_of: str | None = None, known_at: str | None = None, limit: int = 10
+    ) -> list[dict[str, Any]]:
         """Hybrid search over facts. Without as_of: facts true now first, then history; with as_of (a date or
         datetime): the facts valid at that moment. known_at (a date or datetime): as the graph knew it then — the facts
         it held at that moment of its own history (with as_of: what it then said held at as_of), each interval as known
         then. Each fact has valid_at, invalid_at, created_at, expired_at and its source episodes."""
         if not query.strip():
             raise ToolError("query is empty")
-        hits = await reader().search_facts(query, group_id=group_id, as_of=parse_time(as_of, "as_of"),
-                                           known_at=parse_time(known_at, "known_at"), limit=check_limit(limit))
+        hits = await reader().search_facts(
+            query,
+            group_id=group_id,
+            as_of=parse_time(as_of, "as_of"),
+            known_at=parse_time(known_at, "known_at"),
+            limit=check_limit(limit),
+        )
         return [h.model_dump(mode="json") for h in hits]
 
     @server.tool(annotations=READ_ONLY)
@@ -127,16 +143,25 @@ def build_server(config: GraphConfig, group_id: str) -> MCPServer:
         return found.model_dump(mode="json")
 
     @server.tool(annotations=READ_ONLY)
-    async def search_episodes(query: str, intent: list[str] | None = None, source: list[str] | None = None,
-                              actor: str | None = None, since: str | None = None, until: str | None = None,
-                              limit: int = 10) -> list[dict[str, Any]]:
+    async def search_episodes(
+        query: str,
+        intent: list[str] | None = None,
+        source: list[str] | None = None,
+        actor: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int = 10,
+    ) -> list[dict[str, Any]]:
         """Full-text search over episodes (one per mail, issue, comment, page version, CRM record), filtered by intent,
         source, actor (e-mail or name), and the record's own time (since inclusive, until exclusive)."""
         if not query.strip():
             raise ToolError("query is empty")
-        hits = await reader().search_episodes(query, group_id=group_id,
-                                              filters=episode_filters(intent, source, actor, since, until),
-                                              limit=check_limit(limit))
+        hits = await reader().search_episodes(
+            query,
+            group_id=group_id,
+            filters=episode_filters(intent, source, actor, since, until),
+            limit=check_limit(limit),
+        )
         return [h.model_dump(mode="json") for h in hits]
 
     @server.tool(annotations=READ_ONLY)
@@ -148,9 +173,15 @@ def build_server(config: GraphConfig, group_id: str) -> MCPServer:
         return found.model_dump(mode="json")
 
     @server.tool(annotations=READ_ONLY)
-    async def list_episodes(intent: list[str] | None = None, source: list[str] | None = None,
-                            actor: str | None = None, since: str | None = None, until: str | None = None,
-                            cursor: str | None = None, limit: int = 20) -> dict[str, Any]:
+    async def list_episodes(
+        intent: list[str] | None = None,
+        source: list[str] | None = None,
+        actor: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        cursor: str | None = None,
+        limit: int = 20,
+    ) -> dict[str, Any]:
         """Episodes newest first with the same filters as search_episodes; pass next_cursor back to page on."""
         filters = episode_filters(intent, source, actor, since, until)
         if cursor:
@@ -158,8 +189,9 @@ def build_server(config: GraphConfig, group_id: str) -> MCPServer:
                 decode_cursor(cursor)
             except ValueError as exc:
                 raise ToolError(str(exc)) from None
-        page = await reader().list_episodes(group_id=group_id, filters=filters, cursor=cursor or None,
-                                            limit=check_limit(limit))
+        page = await reader().list_episodes(
+            group_id=group_id, filters=filters, cursor=cursor or None, limit=check_limit(limit)
+        )
         return page.model_dump(mode="json")
 
     return server

@@ -50,32 +50,46 @@ def _latest(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str | Non
     return result.records[0] if result.records else None
 
 
-def collect(instance: dg.DagsterInstance, partition: str | None = None,
-            sources: Sequence[str] = SOURCES) -> list[Sample]:
+def collect(
+    instance: dg.DagsterInstance, partition: str | None = None, sources: Sequence[str] = SOURCES
+) -> list[Sample]:
     """Samples for one partition (or the latest materialisation of each asset when `partition` is None)."""
     samples: list[Sample] = []
     for source in sources:
-        records = {stage: _latest(instance, dg.AssetKey([source, stage]), partition)
-                   for stage in ("raw_records", "episodes", "graph")}
+        records = {
+            stage: _latest(instance, dg.AssetKey([source, stage]), partition)
+            for stage in ("raw_records", "episodes", "graph")
+        }
         for stage, label, name, help_text in FIGURES:
             record = records[stage]
             if record is None or label not in record.asset_materialization.metadata:
                 continue
             value = record.asset_materialization.metadata[label].value
             if isinstance(value, (int, float)):
-                samples.append(Sample(name=PREFIX + name, labels={"source": source}, value=float(value),
-                                      help=help_text))
+                samples.append(
+                    Sample(name=PREFIX + name, labels={"source": source}, value=float(value), help=help_text)
+                )
         if records["episodes"] is not None:
             for label, entry in sorted(records["episodes"].asset_materialization.metadata.items()):
                 if label.startswith("intent/") and isinstance(entry.value, (int, float)):
-                    samples.append(Sample(name=PREFIX + "episodes_by_intent",
-                                          labels={"source": source, "intent": label.split("/", 1)[1]},
-                                          value=float(entry.value), help=INTENT_HELP))
+                    samples.append(
+                        Sample(
+                            name=PREFIX + "episodes_by_intent",
+                            labels={"source": source, "intent": label.split("/", 1)[1]},
+                            value=float(entry.value),
+                            help=INTENT_HELP,
+                        )
+                    )
         latest = records["graph"] or records["episodes"] or records["raw_records"]
         if latest is not None:
-            samples.append(Sample(name=PREFIX + "last_materialization_timestamp_seconds",
-                                  labels={"source": source}, value=latest.timestamp,
-                                  help="When the figures were recorded (Unix time)."))
+            samples.append(
+                Sample(
+                    name=PREFIX + "last_materialization_timestamp_seconds",
+                    labels={"source": source},
+                    value=latest.timestamp,
+                    help="When the figures were recorded (Unix time).",
+                )
+            )
     return samples
 
 
@@ -131,7 +145,10 @@ def prometheus_textfile(context: dg.SensorEvaluationContext) -> dg.SkipReason:
 def prometheus_textfile_sensor() -> dg.SensorDefinition:
     """The sensor, running by default when GRAPHFEED_PROMETHEUS_TEXTFILE is set (read when the definitions are built)."""
     return dg.sensor(
-        name="prometheus_textfile", minimum_interval_seconds=300,
-        default_status=dg.DefaultSensorStatus.RUNNING if os.environ.get(TEXTFILE_ENV) else dg.DefaultSensorStatus.STOPPED,
+        name="prometheus_textfile",
+        minimum_interval_seconds=300,
+        default_status=dg.DefaultSensorStatus.RUNNING
+        if os.environ.get(TEXTFILE_ENV)
+        else dg.DefaultSensorStatus.STOPPED,
         description="Writes the latest per-source figures to $GRAPHFEED_PROMETHEUS_TEXTFILE (node_exporter).",
     )(prometheus_textfile)

@@ -16,7 +16,8 @@ from assets.resources import (
     SourceApisResource,
 )
 from flow import settings
-from transforms.clip import DEFAULT_MAX_TEXT_CHARS, ENV_NAME as MAX_TEXT_ENV
+from transforms.clip import DEFAULT_MAX_TEXT_CHARS
+from transforms.clip import ENV_NAME as MAX_TEXT_ENV
 
 
 def episode_config(**overrides) -> EpisodeConfig:
@@ -78,14 +79,18 @@ def graph_resources() -> dict[str, dg.ConfigurableResource]:
             embedder_model=os.environ.get("GRAPHFEED_EMBEDDER_MODEL", "text-embedding-3-small"),
             embedder_base_url=os.environ.get("GRAPHFEED_EMBEDDER_BASE_URL") or None,
             embedder_api_key=dg.EnvVar("GRAPHFEED_EMBEDDER_API_KEY")
-            if os.environ.get("GRAPHFEED_EMBEDDER_API_KEY") else None,
+            if os.environ.get("GRAPHFEED_EMBEDDER_API_KEY")
+            else None,
             embedding_dim=settings.env_int("GRAPHFEED_EMBEDDING_DIM", 384),
-            domain_orgs=_key_values(os.environ.get(
-                "GRAPHFEED_DOMAIN_ORGS", "northwind.example=Northwind Analytics,acme.example=Acme Corp")),
+            domain_orgs=_key_values(
+                os.environ.get("GRAPHFEED_DOMAIN_ORGS", "northwind.example=Northwind Analytics,acme.example=Acme Corp")
+            ),
             extraction=_key_values(os.environ.get("GRAPHFEED_EXTRACTION", "")),
             search_timeout_ms=settings.env_int("GRAPHFEED_SEARCH_TIMEOUT_MS", 5000),
         ),
-        "ledger": LedgerResource(url=dg.EnvVar("GRAPHFEED_LEDGER_URL") if os.environ.get("GRAPHFEED_LEDGER_URL") else None),
+        "ledger": LedgerResource(
+            url=dg.EnvVar("GRAPHFEED_LEDGER_URL") if os.environ.get("GRAPHFEED_LEDGER_URL") else None
+        ),
         "ingest_config": IngestConfig(
             batch_size=settings.env_int("GRAPHFEED_BATCH_SIZE", 50),
             max_episodes_per_run=settings.env_int("GRAPHFEED_MAX_EPISODES_PER_RUN", 5000),
@@ -114,46 +119,51 @@ def _secret(name: str):
 
 def api_resources() -> dict[str, dg.ConfigurableResource]:
     env = os.environ.get
-    return {"apis": SourceApisResource(
-        jira_url=env("GRAPHFEED_JIRA_URL", ""),
-        jira_username=env("GRAPHFEED_JIRA_USERNAME") or None,
-        jira_api_token=_secret("GRAPHFEED_JIRA_API_TOKEN"),
-        jira_cloud=env("GRAPHFEED_JIRA_CLOUD", "true").lower() != "false",
-        jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
-        jira_extra_jql=env("GRAPHFEED_JIRA_EXTRA_JQL") or None,
-        jira_full_listing_days=float(env("GRAPHFEED_JIRA_FULL_LISTING_DAYS", "7")) if env(
-            "GRAPHFEED_JIRA_FULL_LISTING_DAYS", "7") else None,
-        jira_content_fields=settings.env_list("GRAPHFEED_JIRA_CONTENT_FIELDS"),
-        jira_csv_timezone=env("GRAPHFEED_JIRA_CSV_TIMEZONE", "UTC"),
-        confluence_url=env("GRAPHFEED_CONFLUENCE_URL", ""),
-        confluence_username=env("GRAPHFEED_CONFLUENCE_USERNAME") or None,
-        confluence_api_token=_secret("GRAPHFEED_CONFLUENCE_API_TOKEN"),
-        confluence_cloud=env("GRAPHFEED_CONFLUENCE_CLOUD", "true").lower() != "false",
-        confluence_spaces=settings.env_list("GRAPHFEED_CONFLUENCE_SPACES"),
-        confluence_timezone=env("GRAPHFEED_CONFLUENCE_TIMEZONE", "UTC"),
-        confluence_include_labels=settings.env_list("GRAPHFEED_CONFLUENCE_INCLUDE_LABELS"),
-        confluence_exclude_labels=settings.env_list("GRAPHFEED_CONFLUENCE_EXCLUDE_LABELS"),
-        confluence_history_versions=settings.env_int("GRAPHFEED_CONFLUENCE_HISTORY_VERSIONS", 20),
-        confluence_restricted=env("GRAPHFEED_CONFLUENCE_RESTRICTED", "skip"),
-        confluence_group_template=env("GRAPHFEED_CONFLUENCE_GROUP_TEMPLATE", ""),
-        confluence_restricted_template=env("GRAPHFEED_CONFLUENCE_RESTRICTED_TEMPLATE",
-                                           "confluence_{space}_restricted"),
-        confluence_space_groups=_key_values(env("GRAPHFEED_CONFLUENCE_SPACE_GROUPS", ""), lower=False),
-        confluence_restricted_space_groups=_key_values(env("GRAPHFEED_CONFLUENCE_RESTRICTED_SPACE_GROUPS", ""),
-                                                       lower=False),
-        confluence_export_timezone=env("GRAPHFEED_CONFLUENCE_EXPORT_TIMEZONE", "UTC"),
-        confluence_ignore_property_keys=settings.env_list("GRAPHFEED_CONFLUENCE_IGNORE_PROPERTY_KEYS"),
-        salesforce_login_url=env("GRAPHFEED_SALESFORCE_LOGIN_URL", ""),
-        salesforce_instance_url=env("GRAPHFEED_SALESFORCE_INSTANCE_URL") or None,
-        salesforce_username=env("GRAPHFEED_SALESFORCE_USERNAME") or None,
-        salesforce_password=_secret("GRAPHFEED_SALESFORCE_PASSWORD"),
-        salesforce_security_token=_secret("GRAPHFEED_SALESFORCE_SECURITY_TOKEN"),
-        salesforce_client_id=env("GRAPHFEED_SALESFORCE_CLIENT_ID") or None,
-        salesforce_client_secret=_secret("GRAPHFEED_SALESFORCE_CLIENT_SECRET"),
-        salesforce_objects=settings.env_list("GRAPHFEED_SALESFORCE_OBJECTS"),
-        salesforce_extra_fields=_object_fields(settings.env_list("GRAPHFEED_SALESFORCE_EXTRA_FIELDS")),
-        salesforce_domain=env("GRAPHFEED_SALESFORCE_DOMAIN", "login"),
-        salesforce_api_reserve=settings.env_int("GRAPHFEED_SALESFORCE_API_RESERVE", 1_000),
-        salesforce_bulk_threshold=settings.env_int("GRAPHFEED_SALESFORCE_BULK_THRESHOLD", 10_000),
-        salesforce_currency=env("GRAPHFEED_SALESFORCE_CURRENCY", ""),
-    )}
+    return {
+        "apis": SourceApisResource(
+            jira_url=env("GRAPHFEED_JIRA_URL", ""),
+            jira_username=env("GRAPHFEED_JIRA_USERNAME") or None,
+            jira_api_token=_secret("GRAPHFEED_JIRA_API_TOKEN"),
+            jira_cloud=env("GRAPHFEED_JIRA_CLOUD", "true").lower() != "false",
+            jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
+            jira_extra_jql=env("GRAPHFEED_JIRA_EXTRA_JQL") or None,
+            jira_full_listing_days=float(env("GRAPHFEED_JIRA_FULL_LISTING_DAYS", "7"))
+            if env("GRAPHFEED_JIRA_FULL_LISTING_DAYS", "7")
+            else None,
+            jira_content_fields=settings.env_list("GRAPHFEED_JIRA_CONTENT_FIELDS"),
+            jira_csv_timezone=env("GRAPHFEED_JIRA_CSV_TIMEZONE", "UTC"),
+            confluence_url=env("GRAPHFEED_CONFLUENCE_URL", ""),
+            confluence_username=env("GRAPHFEED_CONFLUENCE_USERNAME") or None,
+            confluence_api_token=_secret("GRAPHFEED_CONFLUENCE_API_TOKEN"),
+            confluence_cloud=env("GRAPHFEED_CONFLUENCE_CLOUD", "true").lower() != "false",
+            confluence_spaces=settings.env_list("GRAPHFEED_CONFLUENCE_SPACES"),
+            confluence_timezone=env("GRAPHFEED_CONFLUENCE_TIMEZONE", "UTC"),
+            confluence_include_labels=settings.env_list("GRAPHFEED_CONFLUENCE_INCLUDE_LABELS"),
+            confluence_exclude_labels=settings.env_list("GRAPHFEED_CONFLUENCE_EXCLUDE_LABELS"),
+            confluence_history_versions=settings.env_int("GRAPHFEED_CONFLUENCE_HISTORY_VERSIONS", 20),
+            confluence_restricted=env("GRAPHFEED_CONFLUENCE_RESTRICTED", "skip"),
+            confluence_group_template=env("GRAPHFEED_CONFLUENCE_GROUP_TEMPLATE", ""),
+            confluence_restricted_template=env(
+                "GRAPHFEED_CONFLUENCE_RESTRICTED_TEMPLATE", "confluence_{space}_restricted"
+            ),
+            confluence_space_groups=_key_values(env("GRAPHFEED_CONFLUENCE_SPACE_GROUPS", ""), lower=False),
+            confluence_restricted_space_groups=_key_values(
+                env("GRAPHFEED_CONFLUENCE_RESTRICTED_SPACE_GROUPS", ""), lower=False
+            ),
+            confluence_export_timezone=env("GRAPHFEED_CONFLUENCE_EXPORT_TIMEZONE", "UTC"),
+            confluence_ignore_property_keys=settings.env_list("GRAPHFEED_CONFLUENCE_IGNORE_PROPERTY_KEYS"),
+            salesforce_login_url=env("GRAPHFEED_SALESFORCE_LOGIN_URL", ""),
+            salesforce_instance_url=env("GRAPHFEED_SALESFORCE_INSTANCE_URL") or None,
+            salesforce_username=env("GRAPHFEED_SALESFORCE_USERNAME") or None,
+            salesforce_password=_secret("GRAPHFEED_SALESFORCE_PASSWORD"),
+            salesforce_security_token=_secret("GRAPHFEED_SALESFORCE_SECURITY_TOKEN"),
+            salesforce_client_id=env("GRAPHFEED_SALESFORCE_CLIENT_ID") or None,
+            salesforce_client_secret=_secret("GRAPHFEED_SALESFORCE_CLIENT_SECRET"),
+            salesforce_objects=settings.env_list("GRAPHFEED_SALESFORCE_OBJECTS"),
+            salesforce_extra_fields=_object_fields(settings.env_list("GRAPHFEED_SALESFORCE_EXTRA_FIELDS")),
+            salesforce_domain=env("GRAPHFEED_SALESFORCE_DOMAIN", "login"),
+            salesforce_api_reserve=settings.env_int("GRAPHFEED_SALESFORCE_API_RESERVE", 1_000),
+            salesforce_bulk_threshold=settings.env_int("GRAPHFEED_SALESFORCE_BULK_THRESHOLD", 10_000),
+            salesforce_currency=env("GRAPHFEED_SALESFORCE_CURRENCY", ""),
+        )
+    }

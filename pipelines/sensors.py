@@ -31,8 +31,12 @@ def run_failure_alert(context: dg.RunFailureSensorContext, alerts: AlertsResourc
     for event in context.get_step_failure_events():
         error = getattr(event.event_specific_data, "error", None)
         steps.append(f"{event.step_key}: {error.message.strip() if error else event.message}")
-    alert = run_failure_alert_for(context.dagster_run, context.failure_event.message or "run failed", steps,
-                                  failed_checks_of_run(context.instance, context.dagster_run.run_id))
+    alert = run_failure_alert_for(
+        context.dagster_run,
+        context.failure_event.message or "run failed",
+        steps,
+        failed_checks_of_run(context.instance, context.dagster_run.run_id),
+    )
     deliver(context, alerts.notifier(), [alert])
 
 
@@ -59,17 +63,23 @@ def alert_sensors() -> list[dg.SensorDefinition]:
     status = _default_status()
     return [
         dg.run_failure_sensor(
-            name="run_failure_alert", default_status=status, minimum_interval_seconds=30,
+            name="run_failure_alert",
+            default_status=status,
+            minimum_interval_seconds=30,
             description="Sends the failed run's error, failed steps and failed checks to the alert channel.",
         )(run_failure_alert),
         dg.sensor(
-            name="asset_check_failure_alert", default_status=status, minimum_interval_seconds=60,
+            name="asset_check_failure_alert",
+            default_status=status,
+            minimum_interval_seconds=60,
             description="Sends every failed asset check (blocking or warning) to the alert channel, once.",
         )(asset_check_failure_alert),
         dg.sensor(
-            name="quality_alert", default_status=status, minimum_interval_seconds=120,
+            name="quality_alert",
+            default_status=status,
+            minimum_interval_seconds=120,
             description="Dedup rate below GRAPHFEED_ALERT_MIN_DEDUP_RATE, or a night's LLM spend above "
-                        "GRAPHFEED_ALERT_MAX_NIGHTLY_COST_USD.",
+            "GRAPHFEED_ALERT_MAX_NIGHTLY_COST_USD.",
         )(quality_alert),
     ]
 

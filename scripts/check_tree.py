@@ -39,8 +39,9 @@ def _asserts_directly(node: ast.AST) -> bool:
     for n in ast.walk(node):
         if isinstance(n, ast.Assert):
             return True
-    return any(name in {"raises", "fail", "warns"} or name.startswith(("assert_", "expect_"))
-               for name in _called_names(node))
+    return any(
+        name in {"raises", "fail", "warns"} or name.startswith(("assert_", "expect_")) for name in _called_names(node)
+    )
 
 
 def tests_without_assertion(paths: list[Path]) -> list[str]:
@@ -53,14 +54,17 @@ def tests_without_assertion(paths: list[Path]) -> list[str]:
         funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
         asserting = {name for name, f in funcs.items() if _asserts_directly(f)}
         changed = True
-        while changed:     # a helper of this file that calls an asserting helper asserts too
+        while changed:  # a helper of this file that calls an asserting helper asserts too
             changed = False
             for name, f in funcs.items():
                 if name not in asserting and _called_names(f) & asserting:
                     asserting.add(name)
                     changed = True
-        out += [f"{rel}:{f.lineno}: {name} asserts nothing" for name, f in funcs.items()
-                if name.startswith("test_") and name not in asserting]
+        out += [
+            f"{rel}:{f.lineno}: {name} asserts nothing"
+            for name, f in funcs.items()
+            if name.startswith("test_") and name not in asserting
+        ]
     return out
 
 

@@ -25,8 +25,9 @@ def main() -> int:
     figures = []
     for folder in sorted(p for p in root.iterdir() if (p / "page.html").is_file()):
         source = BeautifulSoup((folder / "page.html").read_text(encoding="utf-8"), "html.parser").get_text(" ")
-        out = subprocess.run([str(cli), "preview", "--source", "confluence", str(folder)],
-                             capture_output=True, text=True, check=False)
+        out = subprocess.run(
+            [str(cli), "preview", "--source", "confluence", str(folder)], capture_output=True, text=True, check=False
+        )
         episodes = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
         failures = [line for line in out.stderr.splitlines() if line.startswith("FAILURE")]
         best = max((token_recall(source, e["content"]) for e in episodes), default=0.0)

@@ -7,8 +7,9 @@ import tempfile
 os.environ.setdefault("GRAPHITI_TELEMETRY_ENABLED", "false")
 # One trained intent model (and its embedding cache) for the whole session and the graphfeed processes tests start:
 # training embeds every labelled unit once; each temporary home would otherwise train its own.
-os.environ.setdefault("GRAPHFEED_MODEL_CACHE",
-                      os.path.join(tempfile.gettempdir(), f"graphfeed-test-models-{os.getuid()}"))
+os.environ.setdefault(
+    "GRAPHFEED_MODEL_CACHE", os.path.join(tempfile.gettempdir(), f"graphfeed-test-models-{os.getuid()}")
+)
 
 pytest_plugins = ["tests.servers.fixtures"]
 

@@ -21,8 +21,10 @@ def below(scores: Iterable[tuple[str, float, str, str]], threshold: float = THRE
 def report(source: str, scores: list[tuple[str, float, str, str]], lost: list[str]) -> None:
     """What the fidelity test measured, printed (pytest -s shows it): mean recall, the worst records, lost ones."""
     mean = sum(s[1] for s in scores) / len(scores) if scores else 0.0
-    print(f"\n{source} fidelity: {len(scores)} records, mean recall {mean:.4f}, "
-          f"{sum(s[1] < THRESHOLD for s in scores)} below {THRESHOLD}, {len(lost)} lost")
+    print(
+        f"\n{source} fidelity: {len(scores)} records, mean recall {mean:.4f}, "
+        f"{sum(s[1] < THRESHOLD for s in scores)} below {THRESHOLD}, {len(lost)} lost"
+    )
     for line in below(scores)[:40]:
         print(" ", line)
     if lost:

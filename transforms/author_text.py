@@ -20,8 +20,8 @@ MARKERS = (CODE, TRACE, LOG, DIFF, ENV)
 
 
 class AuthorText(NamedTuple):
-    text: str           # the author's own new prose, non-prose blocks collapsed to markers
-    subject: str        # subject / summary without Re:/Fwd:/[jira] prefixes ("" when none)
+    text: str  # the author's own new prose, non-prose blocks collapsed to markers
+    subject: str  # subject / summary without Re:/Fwd:/[jira] prefixes ("" when none)
 
 
 # ------------------------------------------------------------------------------------------- blocks
@@ -35,37 +35,79 @@ _GITHUB_DIFF = re.compile(r"^[ \t]*--- Diff: .*?(?:^[ \t]*--- End diff --[ \t]*$
 
 # ------------------------------------------------------------------------------------------- boilerplate lines
 
-_BOILERPLATE = re.compile("|".join([
-    # mailing-list footers
-    r"to unsubscribe(,| from this)", r"for additional commands, e-?mail", r"you received this message because",
-    r"to post to this group", r"visit this group at", r"for more options, visit", r"unsubscribe:? .*@",
-    # Apache Git Service / GitHub notification wrappers
-    r"this is an automated message from the apache git service", r"to respond to the message, please log on",
-    r"url above to go to the specific comment", r"for queries about this service, please contact",
-    r"users@infra\.apache\.org$", r"apache git services$", r"with regards,$",
-    r"github user \S+ (commented on (the|a) |opened a pull request|closed the pull request)",
-    r"commit [0-9a-f]{7,40}$", r"parents?: [0-9a-f]{6,}", r".{1,80} wrote on .{4,60}:$", r"\S+ (opened|closed|merged|reopened|commented on|pushed to|"
-    r"requested changes on|approved|created|deleted|synchronized) (a new |the )?(pull request|issue|pr|branch|"
-    r"discussion|diff)\b.*#\d+", r"\S+ commented on (issue|pull request) #\d+",
-    r"url: https?://\S+$", r"you can merge this pull request into a git repository by running",
-    r"\$? ?git pull https?://", r"alternatively you can review and apply these changes as the patch at",
-    r"to close this pull request, make a commit to your", r"with \(at least\) the following in the commit message",
-    r"this closes #\d+$", r"commit summary:?$", r"file changes:?$", r"patch links:?$",
-    r"you are receiving this because", r"reply to this email directly, view it on github",
-    r"view it on github", r"notification settings",
-    # Jira notification wrappers
-    r"\[ ?https?://\S+/browse/\S+ ?\]$", r"\S[^:\n]{0,60} (commented|updated|created|resolved|closed|reopened|"
-    r"assigned|edited a comment) on [a-z][a-z0-9_]+-\d+:?$", r"this message was sent by atlassian (jira|confluence)",
-    r"\(v\d+\.\d+[\d.]*#\d+\)$", r"\(?was: .*\)?$",
-    # commit notification mails
-    r"repository: \S+$", r"updated branches:$", r"refs/heads/\S+ [0-9a-f]{6,}", r"commit: https?://", r"tree: https?://",
-    r"diff: https?://", r"branch: refs/heads/", r"project: https?://", r"(author|committer|authored|committed): ",
-    r"git-svn-id: ", r"\d+ files? changed(, \d+ insertions?\(\+\))?", r"date: +\d{4}-\d\d-\d\d",
-    # CRM / mail client clutter
-    r"sent from my \S+", r"get outlook for \S+", r"this e-?mail (and any attachments )?(is|are|may be) confidential",
-    r"if you are not the intended recipient", r"please consider the environment before printing",
-    r"\[image: [^\]]*\]$", r"\*{3,} ?(external|caution)[^*]*\*{3,}",
-]), re.I)
+_BOILERPLATE = re.compile(
+    "|".join(
+        [
+            # mailing-list footers
+            r"to unsubscribe(,| from this)",
+            r"for additional commands, e-?mail",
+            r"you received this message because",
+            r"to post to this group",
+            r"visit this group at",
+            r"for more options, visit",
+            r"unsubscribe:? .*@",
+            # Apache Git Service / GitHub notification wrappers
+            r"this is an automated message from the apache git service",
+            r"to respond to the message, please log on",
+            r"url above to go to the specific comment",
+            r"for queries about this service, please contact",
+            r"users@infra\.apache\.org$",
+            r"apache git services$",
+            r"with regards,$",
+            r"github user \S+ (commented on (the|a) |opened a pull request|closed the pull request)",
+            r"commit [0-9a-f]{7,40}$",
+            r"parents?: [0-9a-f]{6,}",
+            r".{1,80} wrote on .{4,60}:$",
+            r"\S+ (opened|closed|merged|reopened|commented on|pushed to|"
+            r"requested changes on|approved|created|deleted|synchronized) (a new |the )?(pull request|issue|pr|branch|"
+            r"discussion|diff)\b.*#\d+",
+            r"\S+ commented on (issue|pull request) #\d+",
+            r"url: https?://\S+$",
+            r"you can merge this pull request into a git repository by running",
+            r"\$? ?git pull https?://",
+            r"alternatively you can review and apply these changes as the patch at",
+            r"to close this pull request, make a commit to your",
+            r"with \(at least\) the following in the commit message",
+            r"this closes #\d+$",
+            r"commit summary:?$",
+            r"file changes:?$",
+            r"patch links:?$",
+            r"you are receiving this because",
+            r"reply to this email directly, view it on github",
+            r"view it on github",
+            r"notification settings",
+            # Jira notification wrappers
+            r"\[ ?https?://\S+/browse/\S+ ?\]$",
+            r"\S[^:\n]{0,60} (commented|updated|created|resolved|closed|reopened|"
+            r"assigned|edited a comment) on [a-z][a-z0-9_]+-\d+:?$",
+            r"this message was sent by atlassian (jira|confluence)",
+            r"\(v\d+\.\d+[\d.]*#\d+\)$",
+            r"\(?was: .*\)?$",
+            # commit notification mails
+            r"repository: \S+$",
+            r"updated branches:$",
+            r"refs/heads/\S+ [0-9a-f]{6,}",
+            r"commit: https?://",
+            r"tree: https?://",
+            r"diff: https?://",
+            r"branch: refs/heads/",
+            r"project: https?://",
+            r"(author|committer|authored|committed): ",
+            r"git-svn-id: ",
+            r"\d+ files? changed(, \d+ insertions?\(\+\))?",
+            r"date: +\d{4}-\d\d-\d\d",
+            # CRM / mail client clutter
+            r"sent from my \S+",
+            r"get outlook for \S+",
+            r"this e-?mail (and any attachments )?(is|are|may be) confidential",
+            r"if you are not the intended recipient",
+            r"please consider the environment before printing",
+            r"\[image: [^\]]*\]$",
+            r"\*{3,} ?(external|caution)[^*]*\*{3,}",
+        ]
+    ),
+    re.I,
+)
 
 # ------------------------------------------------------------------------------------------- non-prose lines
 
@@ -75,13 +117,16 @@ _TRACE = re.compile(
     r"([\w$]+\.)+[\w$]*(exception|error|throwable)\b(:.*)?$|[\w.]*(exception|error)\s*:\s|#\d+\s+0x[0-9a-f]+|"
     r"\d+\s+[\w.+-]+\s+0x[0-9a-f]{6,}|\[error\] .*(\.java|\.js|\.m|\.py):\d+|"
     r"(thread \d+|frame #\d+|\*\*\* terminating app)|-\[\w+ \w+:?\]|^\s*[\w.]+\.(java|kt|js|py|m|swift|cpp|c):\d+)",
-    re.I)
+    re.I,
+)
 _LOG = re.compile(
     r"^\s*(\[?(info|warn|warning|error|debug|trace|fatal|severe|notice|verbose)\]?[\s:]|"
     r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[?\d\d:\d\d:\d\d([.,]\d+)?\]?\s|"
     r"[A-Z][a-z]{2} \d\d? \d\d:\d\d:\d\d|\d+-\d+ \d\d:\d\d:\d\d\.\d+|[IWEDV]/[\w.]+\s*\(|"
-    r"(i|w|e|d|v)/\w+:|\[\s*\d+\.\d+\])", re.I)
-_LOG_TAG = re.compile(r"^\s*\[[a-z][\w.-]{1,15}\]\s+\S")          # [javac] ..., [exec] ... (not [MNG-12] Title)
+    r"(i|w|e|d|v)/\w+:|\[\s*\d+\.\d+\])",
+    re.I,
+)
+_LOG_TAG = re.compile(r"^\s*\[[a-z][\w.-]{1,15}\]\s+\S")  # [javac] ..., [exec] ... (not [MNG-12] Title)
 _DIFF = re.compile(r"^(diff --git |index [0-9a-f]+\.\.|@@ .* @@|\+\+\+ |--- a/|--- /|[+-](?![+-]{2}))")
 _DIFF_HEADER = re.compile(r"^(diff --git |@@ -\d|\+\+\+ [ab/])")
 _ENV = re.compile(r"^\s*[A-Za-z][\w .()/-]{0,40}?\s*(:|=)\s*\S.{0,100}$")
@@ -89,11 +134,12 @@ _SHELL = re.compile(r"^\s*(\$|C:\\[^>]*>|PS [^>]*>|\w+@[\w.-]+:[^$#]*[$#])\s+\S"
 _CODE_START = re.compile(
     r"^\s*(import |from [\w.]+ import |package |#include|def |class \w|public |private |protected |static |"
     r"function\b|var |let |const |return\b|if ?\(|for ?\(|while ?\(|else\b|try ?\{|catch ?\(|\}|\{|//|/\*|\*/|"
-    r"<\?xml|<!--|</?[\w:.-]+(\s[^>]*)?/?>\s*$|@\w+(\(|$)|\w+\s*=\s*[^=]|\w+\(.*\);?\s*$)")
+    r"<\?xml|<!--|</?[\w:.-]+(\s[^>]*)?/?>\s*$|@\w+(\(|$)|\w+\s*=\s*[^=]|\w+\(.*\);?\s*$)"
+)
 _CODE_END = re.compile(r"[;{}]\s*$|^\s*[\])}]+[,;]?\s*$")
-_TABLE_ROW = re.compile(r"^\|.*\|$")                              # tables carry content, not code
-_HEADING = re.compile(r"^(#{1,6}|h[1-6]\.)\s+[^\W\d_]")            # "# Scope", "h3. Steps to Reproduce"
-_VOTE = re.compile(r"^[+-][01](\.\d+)?(?!\d)")                   # "+1 (binding)", "-1, this belongs in a plugin"
+_TABLE_ROW = re.compile(r"^\|.*\|$")  # tables carry content, not code
+_HEADING = re.compile(r"^(#{1,6}|h[1-6]\.)\s+[^\W\d_]")  # "# Scope", "h3. Steps to Reproduce"
+_VOTE = re.compile(r"^[+-][01](\.\d+)?(?!\d)")  # "+1 (binding)", "-1, this belongs in a plugin"
 _SYMBOLS = re.compile(r"[{}()\[\];=<>|&$#@\\/*_^`]")
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
@@ -146,8 +192,9 @@ def _collapse(lines: list[str]) -> list[str]:
             i += 1
             continue
         j, count = i, 0
-        while j < len(lines) and (classes[j] == cls or (not lines[j].strip() and j + 1 < len(lines)
-                                                        and classes[j + 1] == cls)):
+        while j < len(lines) and (
+            classes[j] == cls or (not lines[j].strip() and j + 1 < len(lines) and classes[j + 1] == cls)
+        ):
             count += classes[j] == cls
             j += 1
         if cls == ENV and count < 3:
@@ -184,9 +231,12 @@ def _drop_repeated_paragraphs(lines: list[str]) -> list[str]:
     return out[:-1]
 
 
-_SUBJECT_PREFIX = re.compile(r"^\s*((re|aw|wg|fw|fwd|sv|vs|antw|回复|答复|转发)\s*(\[\d+\])?\s*[:：]\s*|"
-                             r"\[(github|jira|jira-?\w*|git|svn)\]\s*|\[(commented|updated|created|resolved|closed|"
-                             r"reopened|assigned|work logged)\]\s*)+", re.I)
+_SUBJECT_PREFIX = re.compile(
+    r"^\s*((re|aw|wg|fw|fwd|sv|vs|antw|回复|答复|转发)\s*(\[\d+\])?\s*[:：]\s*|"
+    r"\[(github|jira|jira-?\w*|git|svn)\]\s*|\[(commented|updated|created|resolved|closed|"
+    r"reopened|assigned|work logged)\]\s*)+",
+    re.I,
+)
 
 
 def clean_subject(subject: str | None) -> str:

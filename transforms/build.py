@@ -22,17 +22,22 @@ from transforms.text import normalise
 
 
 class IntentPredictor(Protocol):
-    def predict(self, texts: Sequence[str], languages: Sequence[str] | None = None,
-                threshold: float | None = None, subjects: Sequence[str] | None = None,
-                families: Sequence[str] | None = None) -> list[tuple[str, float]]: ...
+    def predict(
+        self,
+        texts: Sequence[str],
+        languages: Sequence[str] | None = None,
+        threshold: float | None = None,
+        subjects: Sequence[str] | None = None,
+        families: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]: ...
 
 
 class EpisodeSettings(BaseModel):
     group_id: str = "graphfeed"
-    intent_threshold: float | None = None          # None: the model's own (calibrated) threshold
+    intent_threshold: float | None = None  # None: the model's own (calibrated) threshold
     references: ReferenceConfig = ReferenceConfig()
     batch_size: int = 256
-    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS     # longer titles/bodies/field strings are cut, with a note
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS  # longer titles/bodies/field strings are cut, with a note
 
 
 def record_text(record: SourceRecord) -> str:
@@ -45,8 +50,9 @@ def record_text(record: SourceRecord) -> str:
 def classifier_input(record: SourceRecord, language: str) -> ClassifierInput:
     """What intent and NER read: the author's own new text of the record, its title apart (transforms.author_text).
     The episode content keeps everything."""
-    return prepare_record(normalise(record.body or ""), normalise(record.title or ""), record.source, record.kind,
-                          language)
+    return prepare_record(
+        normalise(record.body or ""), normalise(record.title or ""), record.source, record.kind, language
+    )
 
 
 def _batches(items: Iterable[SourceRecord], size: int) -> Iterator[list[SourceRecord]]:
@@ -55,8 +61,12 @@ def _batches(items: Iterable[SourceRecord], size: int) -> Iterator[list[SourceRe
         yield batch
 
 
-def build_episodes(records: Iterable[SourceRecord], classifier: IntentPredictor, settings: EpisodeSettings,
-                   on_failure: Callable[[RecordFailure], None] | None = None) -> Iterator[Episode]:
+def build_episodes(
+    records: Iterable[SourceRecord],
+    classifier: IntentPredictor,
+    settings: EpisodeSettings,
+    on_failure: Callable[[RecordFailure], None] | None = None,
+) -> Iterator[Episode]:
     """A batch that raises is retried record by record, so one hostile record becomes a RecordFailure (passed to
     on_failure) instead of costing its batch; without on_failure the error propagates."""
     for batch in _batches(records, settings.batch_size):
@@ -70,10 +80,15 @@ def build_episodes(records: Iterable[SourceRecord], classifier: IntentPredictor,
                 try:
                     episodes.extend(_build_batch([record], classifier, settings))
                 except Exception as exc:  # noqa: BLE001 - becomes data, the run goes on
-                    on_failure(RecordFailure(
-                        source=record.source, source_key=record.source_key, location=record.origin,
-                        error_class=ErrorClass.bad_value,
-                        reason=f"could not build an episode: {type(exc).__name__}: {exc}"[:500]))
+                    on_failure(
+                        RecordFailure(
+                            source=record.source,
+                            source_key=record.source_key,
+                            location=record.origin,
+                            error_class=ErrorClass.bad_value,
+                            reason=f"could not build an episode: {type(exc).__name__}: {exc}"[:500],
+                        )
+                    )
         yield from episodes
 
 
@@ -85,32 +100,51 @@ def _build_batch(batch: list[SourceRecord], classifier: IntentPredictor, setting
         contents = [record_text(r) for r in batch]
         languages = [r.language or detect_language(c) for r, c in zip(batch, contents)]
         inputs = [classifier_input(r, lang) for r, lang in zip(batch, languages)]
-        intents = classifier.predict([i.text for i in inputs], languages, threshold=settings.intent_threshold,
-                                     subjects=[i.subject for i in inputs], families=[i.family for i in inputs])
+        intents = classifier.predict(
+            [i.text for i in inputs],
+            languages,
+            threshold=settings.intent_threshold,
+            subjects=[i.subject for i in inputs],
+            families=[i.family for i in inputs],
+        )
         refs = extract_references_batch(
-            [i.text for i in inputs], languages,
+            [i.text for i in inputs],
+            languages,
             attachments=[r.attachments for r in batch],
             message_ids=[[k for k in (r.parent_key, *r.related_keys) if k] for r in batch],
             config=settings.references,
         )
         for (record, notes), content, language, (intent, confidence), references in zip(
-                clipped, contents, languages, intents, refs):
-            weak = [ref.id for ref in references if ref.kind in ("person", "organization")
-                    and ref.confidence < settings.references.entity_confidence]
-            episode = make_episode(record, content, language, intent, confidence, [ref.id for ref in references],
-                                   settings, notes)
+            clipped, contents, languages, intents, refs
+        ):
+            weak = [
+                ref.id
+                for ref in references
+                if ref.kind in ("person", "organization") and ref.confidence < settings.references.entity_confidence
+            ]
+            episode = make_episode(
+                record, content, language, intent, confidence, [ref.id for ref in references], settings, notes
+            )
             if weak:
                 episode.metadata.unconfirmed_names = weak
             episodes.append(episode)
     return episodes
 
 
-def make_episode(record: SourceRecord, content: str, language: str, intent: str, confidence: float,
-                 references: list[str], settings: EpisodeSettings, truncated: list[str] | None = None) -> Episode:
+def make_episode(
+    record: SourceRecord,
+    content: str,
+    language: str,
+    intent: str,
+    confidence: float,
+    references: list[str],
+    settings: EpisodeSettings,
+    truncated: list[str] | None = None,
+) -> Episode:
     actor = record.actor
     return Episode(
         id=episode_id(record.source, record.source_key, record.version),
-        group_id=record.fields.get("group_id") or settings.group_id,   # a source may route a record (restricted pages)
+        group_id=record.fields.get("group_id") or settings.group_id,  # a source may route a record (restricted pages)
         timestamp=record.occurred_at,
         source=record.source,
         actor=EpisodeActor(type=actor.type, id=actor.id, name=actor.name, email=actor.email),

@@ -11,7 +11,7 @@ from ground.records import SourceRecord
 
 DEFAULT_MAX_TEXT_CHARS = 300_000
 ENV_NAME = "GRAPHFEED_MAX_TEXT_CHARS"
-MAX_FIELD_DEPTH = 8                  # fields are walked this deep; readers keep them far shallower
+MAX_FIELD_DEPTH = 8  # fields are walked this deep; readers keep them far shallower
 
 
 def clip(text: str, limit: int, where: str, notes: list[str]) -> str:

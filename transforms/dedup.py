@@ -16,7 +16,7 @@ class DedupStats(BaseModel):
     seen: int = 0
     unique: int = 0
     duplicates: int = 0
-    groups: dict[str, list[str]] = Field(default_factory=dict)   # canonical source key -> keys of its copies
+    groups: dict[str, list[str]] = Field(default_factory=dict)  # canonical source key -> keys of its copies
 
     @property
     def dedup_rate(self) -> float:
@@ -29,7 +29,7 @@ def _rank(ep: Episode) -> tuple[str, ...]:
 
 def dedup(stream: Callable[[], Iterable[Episode]]) -> tuple[Iterator[Episode], DedupStats]:
     """`stream` is called twice (two passes). Stats are complete when this returns; the episodes are lazy."""
-    copies: dict[str, list[tuple[tuple[str, ...], str]]] = {}   # fingerprint -> [(rank, episode id)]
+    copies: dict[str, list[tuple[tuple[str, ...], str]]] = {}  # fingerprint -> [(rank, episode id)]
     stats = DedupStats()
     for ep in stream():
         stats.seen += 1
@@ -50,10 +50,12 @@ def dedup(stream: Callable[[], Iterable[Episode]]) -> tuple[Iterator[Episode], D
             if _rank(ep) != first:
                 continue
             if others:
-                meta = ep.metadata.model_copy(update={
-                    "duplicate_keys": sorted(set(ep.metadata.duplicate_keys) | {rank[2] for rank in others}),
-                    "duplicate_origins": [rank[3] for rank in others],
-                })
+                meta = ep.metadata.model_copy(
+                    update={
+                        "duplicate_keys": sorted(set(ep.metadata.duplicate_keys) | {rank[2] for rank in others}),
+                        "duplicate_origins": [rank[3] for rank in others],
+                    }
+                )
                 ep = ep.model_copy(update={"metadata": meta})
             yield ep
 

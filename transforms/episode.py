@@ -55,12 +55,12 @@ class EpisodeMetadata(BaseModel):
 class Episode(BaseModel):
     id: str
     group_id: str
-    timestamp: dt.datetime                   # when it happened in the world (reference_time for Graphiti)
+    timestamp: dt.datetime  # when it happened in the world (reference_time for Graphiti)
     source: str
     actor: EpisodeActor
     intent: str
     intent_confidence: float
     content: str
     metadata: EpisodeMetadata
-    references: list[str] = Field(default_factory=list)    # canonical reference ids
+    references: list[str] = Field(default_factory=list)  # canonical reference ids
     fingerprint: str

@@ -9,10 +9,25 @@ from transforms.episode import EpisodeActor
 from transforms.fact_model import AttrValue, EntitySpec, entity_uuid
 
 # Mail domains that say nothing about an employer.
-PUBLIC_MAIL_DOMAINS = frozenset({
-    "gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "live.com", "yahoo.com", "icloud.com", "me.com",
-    "aol.com", "gmx.de", "gmx.net", "web.de", "proton.me", "protonmail.com", "mail.com",
-})
+PUBLIC_MAIL_DOMAINS = frozenset(
+    {
+        "gmail.com",
+        "googlemail.com",
+        "outlook.com",
+        "hotmail.com",
+        "live.com",
+        "yahoo.com",
+        "icloud.com",
+        "me.com",
+        "aol.com",
+        "gmx.de",
+        "gmx.net",
+        "web.de",
+        "proton.me",
+        "protonmail.com",
+        "mail.com",
+    }
+)
 
 # Canonical reference id prefix -> (entity label, predicate used when an episode names it).
 REFERENCE_KINDS: dict[str, tuple[str, str]] = {
@@ -32,6 +47,7 @@ REFERENCE_KINDS: dict[str, tuple[str, str]] = {
 }
 DEFAULT_REFERENCE_KIND = ("Document", "MENTIONS_DOCUMENT")
 
+
 def person_key(actor: Any, source: str) -> str:
     """person:<email> where an email is known (cross-source identity), else person:<source>:<id>."""
     email = normalise_email(getattr(actor, "email", None)) or normalise_email(getattr(actor, "id", None))
@@ -49,8 +65,14 @@ def person_entity(group_id: str, actor: Any, source: str) -> EntitySpec:
         attributes["email"] = email
     kind = "system account" if getattr(actor, "type", "human") == "system" else "person"
     summary = f"{name} ({email})" if email and email != name else name
-    return EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Person", name=name,
-                      summary=f"{summary}, {kind}", attributes=attributes)
+    return EntitySpec(
+        uuid=entity_uuid(group_id, key),
+        key=key,
+        label="Person",
+        name=name,
+        summary=f"{summary}, {kind}",
+        attributes=attributes,
+    )
 
 
 def organisation_for(email: str | None, domain_orgs: Mapping[str, str]) -> tuple[str, str] | None:
@@ -59,7 +81,7 @@ def organisation_for(email: str | None, domain_orgs: Mapping[str, str]) -> tuple
         return None
     domain = email.rsplit("@", 1)[1]
     parts = domain.split(".")
-    for i in range(len(parts) - 1):                    # sales.acme.example -> acme.example
+    for i in range(len(parts) - 1):  # sales.acme.example -> acme.example
         candidate = ".".join(parts[i:])
         if candidate in domain_orgs:
             return f"org:{candidate}", domain_orgs[candidate]
@@ -70,8 +92,14 @@ def organisation_for(email: str | None, domain_orgs: Mapping[str, str]) -> tuple
 
 def organisation_entity(group_id: str, key: str, name: str) -> EntitySpec:
     domain = key.split(":", 1)[1]
-    return EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Organization", name=name,
-                      summary=f"Organisation {name} (mail domain {domain})", attributes={"key": key, "domain": domain})
+    return EntitySpec(
+        uuid=entity_uuid(group_id, key),
+        key=key,
+        label="Organization",
+        name=name,
+        summary=f"Organisation {name} (mail domain {domain})",
+        attributes={"key": key, "domain": domain},
+    )
 
 
 def reference_entity(group_id: str, ref: str) -> tuple[EntitySpec, str]:
@@ -79,15 +107,24 @@ def reference_entity(group_id: str, ref: str) -> tuple[EntitySpec, str]:
     prefix = ref.split(":", 1)[0].lower() if ":" in ref else ""
     label, predicate = REFERENCE_KINDS.get(prefix, DEFAULT_REFERENCE_KIND)
     name = ref.split(":", 1)[1] if prefix in REFERENCE_KINDS and prefix != "url" else ref
-    kind, _, ident = name.partition(":")           # jira:issue:NW-101, confluence:page:131073@v7, salesforce:Opportunity:006...
+    kind, _, ident = name.partition(":")  # jira:issue:NW-101, confluence:page:131073@v7, salesforce:Opportunity:006...
     if prefix == "salesforce" and ident:
         label = kind[:1].upper() + kind[1:] if kind.isalnum() else "Record"
         predicate, name = f"MENTIONS_{label.upper()}", ident
     elif kind in ("issue", "page", "sha256", "name") and ident:
         name = ident
     key = f"ref:{ref}"
-    return (EntitySpec(uuid=entity_uuid(group_id, key), key=key, label=label, name=name,
-                       summary=f"{label} {ref}", attributes={"key": key, "reference": ref}), predicate)
+    return (
+        EntitySpec(
+            uuid=entity_uuid(group_id, key),
+            key=key,
+            label=label,
+            name=name,
+            summary=f"{label} {ref}",
+            attributes={"key": key, "reference": ref},
+        ),
+        predicate,
+    )
 
 
 # Names found in prose (NER): the episode mentions the node, but "the mail mentions X" is no fact worth an edge.
@@ -96,8 +133,13 @@ NAME_MENTIONS = ("MENTIONS_PERSON", "MENTIONS_ORGANIZATION")
 VALUE_REFERENCES = ("date:", "money:")
 
 
-def reference_target(group_id: str, ref: str, people: list[tuple["EntitySpec", Any]],
-                     domain_orgs: Mapping[str, str], new_names: bool = True) -> tuple["EntitySpec", str] | None:
+def reference_target(
+    group_id: str,
+    ref: str,
+    people: list[tuple["EntitySpec", Any]],
+    domain_orgs: Mapping[str, str],
+    new_names: bool = True,
+) -> tuple["EntitySpec", str] | None:
     """The entity a reference names and the predicate that links a message to it.
 
     People and organisations named in text resolve to the nodes mail headers already made (a person's display name,
@@ -117,8 +159,17 @@ def reference_target(group_id: str, ref: str, people: list[tuple["EntitySpec", A
         if not new_names:
             return None
         key = f"person-name:{rest}"
-        return (EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Person", name=rest.title(),
-                           summary=f"{rest.title()}, named in text", attributes={"key": key}), "MENTIONS_PERSON")
+        return (
+            EntitySpec(
+                uuid=entity_uuid(group_id, key),
+                key=key,
+                label="Person",
+                name=rest.title(),
+                summary=f"{rest.title()}, named in text",
+                attributes={"key": key},
+            ),
+            "MENTIONS_PERSON",
+        )
     if kind == "org":
         for domain, name in domain_orgs.items():
             if name.casefold() == rest or name.casefold().split()[0] == rest:
@@ -126,17 +177,31 @@ def reference_target(group_id: str, ref: str, people: list[tuple["EntitySpec", A
         if not new_names:
             return None
         key = f"org-name:{rest}"
-        return (EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Organization", name=rest.title(),
-                           summary=f"Organisation {rest.title()}, named in text", attributes={"key": key}),
-                "MENTIONS_ORGANIZATION")
+        return (
+            EntitySpec(
+                uuid=entity_uuid(group_id, key),
+                key=key,
+                label="Organization",
+                name=rest.title(),
+                summary=f"Organisation {rest.title()}, named in text",
+                attributes={"key": key},
+            ),
+            "MENTIONS_ORGANIZATION",
+        )
     return reference_entity(group_id, ref)
 
 
 def message_entity(group_id: str, source: str, source_key: str, title: str) -> EntitySpec:
     key = f"ref:{source}:{source_key}"
     name = title.strip() or source_key
-    return EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Message", name=name,
-                      summary=f"Message {source_key}", attributes={"key": key, "reference": f"{source}:{source_key}"})
+    return EntitySpec(
+        uuid=entity_uuid(group_id, key),
+        key=key,
+        label="Message",
+        name=name,
+        summary=f"Message {source_key}",
+        attributes={"key": key, "reference": f"{source}:{source_key}"},
+    )
 
 
 def attachment_entity(group_id: str, attachment: Any, owner_key: str) -> EntitySpec:
@@ -147,5 +212,11 @@ def attachment_entity(group_id: str, attachment: Any, owner_key: str) -> EntityS
         attributes["size"] = attachment.size
     if attachment.media_type:
         attributes["media_type"] = attachment.media_type
-    return EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Attachment", name=attachment.name,
-                      summary=f"Attachment {attachment.name}", attributes=attributes)
+    return EntitySpec(
+        uuid=entity_uuid(group_id, key),
+        key=key,
+        label="Attachment",
+        name=attachment.name,
+        summary=f"Attachment {attachment.name}",
+        attributes=attributes,
+    )

@@ -26,7 +26,7 @@ class EntitySpec(BaseModel):
 
     uuid: str
     key: str
-    label: str                                  # Person, Organization, Document, Issue, Opportunity, Attachment, Message
+    label: str  # Person, Organization, Document, Issue, Opportunity, Attachment, Message
     name: str
     summary: str = ""
     attributes: dict[str, AttrValue] = Field(default_factory=dict)
@@ -43,9 +43,9 @@ class FactSpec(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     uuid: str
-    subject: str                                # entity uuid
-    predicate: str                              # SENT, SENT_TO, CC, REPLIED_TO, HAS_ATTACHMENT, WORKS_AT, HAS_CONTACT...
-    object: str                                 # entity uuid
+    subject: str  # entity uuid
+    predicate: str  # SENT, SENT_TO, CC, REPLIED_TO, HAS_ATTACHMENT, WORKS_AT, HAS_CONTACT...
+    object: str  # entity uuid
     fact: str
     valid_at: dt.datetime | None = None
     invalid_at: dt.datetime | None = None
@@ -62,15 +62,22 @@ class FactSpec(BaseModel):
 class FactSet(BaseModel):
     entities: list[EntitySpec] = Field(default_factory=list)
     facts: list[FactSpec] = Field(default_factory=list)
-    mentions: list[str] = Field(default_factory=list)      # entity uuids the episode mentions (MENTIONS edges)
+    mentions: list[str] = Field(default_factory=list)  # entity uuids the episode mentions (MENTIONS edges)
 
 
 def entity_uuid(group_id: str, key: str) -> str:
     return str(uuid.uuid5(ENTITY_NAMESPACE, f"{group_id}\x1f{key}"))
 
 
-def fact_uuid(group_id: str, subject: str, predicate: str, obj: str, valid_at: dt.datetime | None,
-              single_valued: str | None = None, qualifier: str = "") -> str:
+def fact_uuid(
+    group_id: str,
+    subject: str,
+    predicate: str,
+    obj: str,
+    valid_at: dt.datetime | None,
+    single_valued: str | None = None,
+    qualifier: str = "",
+) -> str:
     """Same slot/subject/predicate/object/valid_at -> same edge, so a rerun MERGEs instead of duplicating.
 
     qualifier separates two events that share all of those (two mails between the same people in the same second).
@@ -80,16 +87,35 @@ def fact_uuid(group_id: str, subject: str, predicate: str, obj: str, valid_at: d
     return str(uuid.uuid5(FACT_NAMESPACE, name))
 
 
-def make_fact(group_id: str, subject: EntitySpec, predicate: str, obj: EntitySpec, fact: str, *,
-              valid_at: dt.datetime | None, episode_ids: list[str], invalid_at: dt.datetime | None = None,
-              single_valued: str | None = None, qualifier: str = "", keyed_by_time: bool = True,
-              attributes: Mapping[str, AttrValue] | None = None) -> FactSpec:
+def make_fact(
+    group_id: str,
+    subject: EntitySpec,
+    predicate: str,
+    obj: EntitySpec,
+    fact: str,
+    *,
+    valid_at: dt.datetime | None,
+    episode_ids: list[str],
+    invalid_at: dt.datetime | None = None,
+    single_valued: str | None = None,
+    qualifier: str = "",
+    keyed_by_time: bool = True,
+    attributes: Mapping[str, AttrValue] | None = None,
+) -> FactSpec:
     """keyed_by_time=False: a standing relation (WORKS_AT) is one edge however often it is seen."""
     key_time = valid_at if keyed_by_time else None
-    return FactSpec(uuid=fact_uuid(group_id, subject.uuid, predicate, obj.uuid, key_time, single_valued, qualifier),
-                    subject=subject.uuid, predicate=predicate, object=obj.uuid, fact=fact, valid_at=valid_at,
-                    invalid_at=invalid_at, episode_ids=sorted(set(episode_ids)), single_valued=single_valued,
-                    attributes=dict(attributes or {}))
+    return FactSpec(
+        uuid=fact_uuid(group_id, subject.uuid, predicate, obj.uuid, key_time, single_valued, qualifier),
+        subject=subject.uuid,
+        predicate=predicate,
+        object=obj.uuid,
+        fact=fact,
+        valid_at=valid_at,
+        invalid_at=invalid_at,
+        episode_ids=sorted(set(episode_ids)),
+        single_valued=single_valued,
+        attributes=dict(attributes or {}),
+    )
 
 
 def slot_key(subject_key: str, predicate: str) -> str:
@@ -132,10 +158,16 @@ def better_entity(old: EntitySpec | None, new: EntitySpec) -> EntitySpec:
 def merge_fact(old: FactSpec, new: FactSpec) -> FactSpec:
     valid = [v for v in (old.valid_at, new.valid_at) if v is not None]
     invalid = [v for v in (old.invalid_at, new.invalid_at) if v is not None]
-    winner = old if (old.valid_at or dt.datetime.max.replace(tzinfo=dt.timezone.utc)) <= (
-        new.valid_at or dt.datetime.max.replace(tzinfo=dt.timezone.utc)) else new
-    return winner.model_copy(update={
-        "valid_at": min(valid) if valid else None,
-        "invalid_at": min(invalid) if invalid else None,
-        "episode_ids": sorted(set(old.episode_ids) | set(new.episode_ids)),
-    })
+    winner = (
+        old
+        if (old.valid_at or dt.datetime.max.replace(tzinfo=dt.UTC))
+        <= (new.valid_at or dt.datetime.max.replace(tzinfo=dt.UTC))
+        else new
+    )
+    return winner.model_copy(
+        update={
+            "valid_at": min(valid) if valid else None,
+            "invalid_at": min(invalid) if invalid else None,
+            "episode_ids": sorted(set(old.episode_ids) | set(new.episode_ids)),
+        }
+    )

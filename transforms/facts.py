@@ -79,10 +79,20 @@ def _day(moment: dt.datetime) -> str:
     return as_utc(moment).date().isoformat()
 
 
-def add_reference_facts(b: "_Builder", group_id: str, subject: EntitySpec, references: Iterable[str],
-                        people: list[tuple[EntitySpec, Any]], domain_orgs: Mapping[str, str],
-                        sentence: Callable[[EntitySpec], str], *, valid_at: dt.datetime, episode_ids: list[str],
-                        qualifier: str = "", unconfirmed: Iterable[str] = ()) -> None:
+def add_reference_facts(
+    b: "_Builder",
+    group_id: str,
+    subject: EntitySpec,
+    references: Iterable[str],
+    people: list[tuple[EntitySpec, Any]],
+    domain_orgs: Mapping[str, str],
+    sentence: Callable[[EntitySpec], str],
+    *,
+    valid_at: dt.datetime,
+    episode_ids: list[str],
+    qualifier: str = "",
+    unconfirmed: Iterable[str] = (),
+) -> None:
     """What a record names (issues, pages, opportunities, messages, attachments) as facts from its subject; people and
     organisations named in prose only as mentions of the episode: "X mentions Y" is no fact about the world.
     `unconfirmed` names (NER only, below the entity confidence) become mentions only of a known party's node."""
@@ -97,12 +107,29 @@ def add_reference_facts(b: "_Builder", group_id: str, subject: EntitySpec, refer
         entity = b.entity(entity)
         if predicate in NAME_MENTIONS:
             continue
-        b.fact(make_fact(group_id, subject, predicate, entity, sentence(entity), valid_at=valid_at,
-                         episode_ids=episode_ids, qualifier=qualifier))
+        b.fact(
+            make_fact(
+                group_id,
+                subject,
+                predicate,
+                entity,
+                sentence(entity),
+                valid_at=valid_at,
+                episode_ids=episode_ids,
+                qualifier=qualifier,
+            )
+        )
 
 
-def add_employers(b: "_Builder", group_id: str, people: list[tuple[EntitySpec, Any]],
-                  domain_orgs: Mapping[str, str], *, valid_at: dt.datetime, episode_ids: list[str]) -> None:
+def add_employers(
+    b: "_Builder",
+    group_id: str,
+    people: list[tuple[EntitySpec, Any]],
+    domain_orgs: Mapping[str, str],
+    *,
+    valid_at: dt.datetime,
+    episode_ids: list[str],
+) -> None:
     """Person WORKS_AT the organisation their mail domain implies: one standing edge however often it is seen."""
     for person, actor in people:
         email = normalise_email(getattr(actor, "email", None)) or normalise_email(getattr(actor, "id", None))
@@ -110,8 +137,18 @@ def add_employers(b: "_Builder", group_id: str, people: list[tuple[EntitySpec, A
         if org is None:
             continue
         org_entity = b.entity(organisation_entity(group_id, *org))
-        b.fact(make_fact(group_id, person, "WORKS_AT", org_entity, f"{person.name} works at {org_entity.name}",
-                         valid_at=valid_at, episode_ids=episode_ids, keyed_by_time=False))
+        b.fact(
+            make_fact(
+                group_id,
+                person,
+                "WORKS_AT",
+                org_entity,
+                f"{person.name} works at {org_entity.name}",
+                valid_at=valid_at,
+                episode_ids=episode_ids,
+                keyed_by_time=False,
+            )
+        )
 
 
 def no_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
@@ -123,10 +160,36 @@ def no_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
 
 # The public entry: callers import the model and the entity constructors from here too.
 __all__ = [
-    "EntitySpec", "FactSpec", "FactSet", "EpisodeActor", "entity_uuid", "fact_uuid", "normalise_email", "person_key",
-    "person_entity", "organisation_for", "organisation_entity", "reference_entity", "message_entity",
-    "attachment_entity", "make_fact", "slot_key", "no_facts", "merge_factsets", "Extractor",
-    "ENTITY_NAMESPACE", "FACT_NAMESPACE", "AttrValue", "better_entity", "merge_fact", "reference_target",
-    "PUBLIC_MAIL_DOMAINS", "REFERENCE_KINDS", "DEFAULT_REFERENCE_KIND", "NAME_MENTIONS", "VALUE_REFERENCES",
-    "add_reference_facts", "add_employers",
+    "EntitySpec",
+    "FactSpec",
+    "FactSet",
+    "EpisodeActor",
+    "entity_uuid",
+    "fact_uuid",
+    "normalise_email",
+    "person_key",
+    "person_entity",
+    "organisation_for",
+    "organisation_entity",
+    "reference_entity",
+    "message_entity",
+    "attachment_entity",
+    "make_fact",
+    "slot_key",
+    "no_facts",
+    "merge_factsets",
+    "Extractor",
+    "ENTITY_NAMESPACE",
+    "FACT_NAMESPACE",
+    "AttrValue",
+    "better_entity",
+    "merge_fact",
+    "reference_target",
+    "PUBLIC_MAIL_DOMAINS",
+    "REFERENCE_KINDS",
+    "DEFAULT_REFERENCE_KIND",
+    "NAME_MENTIONS",
+    "VALUE_REFERENCES",
+    "add_reference_facts",
+    "add_employers",
 ]

@@ -59,14 +59,17 @@ EVENT_CUES: dict[str, tuple[frozenset[str], ...]] = {
     "CLOSED_DEAL": (frozenset({"clos", "deal"}),),
 }
 
-_REPLY_PREFIX = re.compile(r"^\s*((re|aw|wg|fw|fwd|tr|rv|sv|vs|antw|答复|回复|转发)\s*(\[\d+\])?\s*[:：]\s*)+",
-                           re.IGNORECASE)
+_REPLY_PREFIX = re.compile(
+    r"^\s*((re|aw|wg|fw|fwd|tr|rv|sv|vs|antw|答复|回复|转发)\s*(\[\d+\])?\s*[:：]\s*)+", re.IGNORECASE
+)
 _QUOTED_LINE = re.compile(r"^\s*>")
 # A confirm_date episode also proposes, moves and asks about dates (the taxonomy's label covers all four): a date is
 # written as confirmed only from a sentence that says so and is not a question.
-CONFIRMS = re.compile(r"\b(confirm(s|ed|ing)?|agreed|approved|bestätig\w*|zugesagt|vereinbart|festgelegt|steht fest|"
-                      r"confirm[eéoa]\w*|confirmons|convenu\w*|validé\w*|acordad\w*|aprobad\w*)\b|确认|确定|敲定",
-                      re.IGNORECASE)
+CONFIRMS = re.compile(
+    r"\b(confirm(s|ed|ing)?|agreed|approved|bestätig\w*|zugesagt|vereinbart|festgelegt|steht fest|"
+    r"confirm[eéoa]\w*|confirmons|convenu\w*|validé\w*|acordad\w*|aprobad\w*)\b|确认|确定|敲定",
+    re.IGNORECASE,
+)
 # CRM master data (people, accounts, roles) is no one's writing: its rendered fields carry no intent.
 NO_INTENT_KINDS = frozenset({"user", "contact", "contact_role", "account", "account_history"})
 
@@ -82,8 +85,9 @@ def author(episode: Episode) -> EpisodeActor | None:
         return episode.actor
     named = (episode.metadata.fields or {}).get("author")
     if isinstance(named, Mapping) and named.get("id") and named.get("type", "human") == "human":
-        return EpisodeActor(type="human", id=str(named["id"]), name=named.get("name") or None,
-                            email=named.get("email") or None)
+        return EpisodeActor(
+            type="human", id=str(named["id"]), name=named.get("name") or None, email=named.get("email") or None
+        )
     return None
 
 
@@ -100,8 +104,9 @@ def message_subject(episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[E
     return entity, f"in '{entity.name}'"
 
 
-def subject_of(episode: Episode, domain_orgs: Mapping[str, str],
-               subjects: Mapping[str, Subject]) -> tuple[EntitySpec, str]:
+def subject_of(
+    episode: Episode, domain_orgs: Mapping[str, str], subjects: Mapping[str, Subject]
+) -> tuple[EntitySpec, str]:
     """The entity the episode is about (keyed as the source's own extractor keys it) and how a sentence names it."""
     return subjects.get(episode.source, message_subject)(episode, domain_orgs)
 
@@ -118,8 +123,13 @@ def _who(person: EntitySpec, actor: EpisodeActor, domain_orgs: Mapping[str, str]
     return f"{person.name} ({org[1]})" if org and org[0].split(":", 1)[1] in domain_orgs else person.name
 
 
-def intent_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None,
-                 threshold: float = DEFAULT_THRESHOLD, *, subjects: Mapping[str, Subject]) -> FactSet:
+def intent_facts(
+    episode: Episode,
+    domain_orgs: Mapping[str, str] | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    *,
+    subjects: Mapping[str, Subject],
+) -> FactSet:
     """The intent fact (and, for confirm_date, the date facts) of one episode; empty for `other` or a bot.
 
     subjects maps a source to what its episodes are about (connectors.registry.intent_subjects()).
@@ -127,8 +137,12 @@ def intent_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None,
     b = _Builder()
     relation = INTENT_RELATIONS.get(episode.intent)
     writer = author(episode)
-    if relation is None or episode.intent_confidence < threshold or writer is None or (
-            episode.source == "salesforce" and episode.metadata.kind in NO_INTENT_KINDS):
+    if (
+        relation is None
+        or episode.intent_confidence < threshold
+        or writer is None
+        or (episode.source == "salesforce" and episode.metadata.kind in NO_INTENT_KINDS)
+    ):
         return b.result()
     orgs = {k.lower(): v for k, v in (domain_orgs or {}).items()}
     g, when = episode.group_id, as_utc(episode.timestamp)
@@ -146,19 +160,44 @@ def intent_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None,
     for found in confirmed:
         iso = found.date.isoformat()
         text = f"{who} confirmed {iso} for {where.split(' ', 1)[1]} (on {day})"
-        attributes = {**base, "kind": "text_date", "date": iso, "sentence": found.sentence[:500],
-                      "date_form": found.form}
+        attributes = {
+            **base,
+            "kind": "text_date",
+            "date": iso,
+            "sentence": found.sentence[:500],
+            "date_form": found.form,
+        }
         b.fact(_event(g, person, DATE_RELATION, target, text, when, f"{episode.id}|{iso}", attributes))
     return b.result()
 
 
 def _confirmed_dates(episode: Episode, when: dt.datetime) -> list[Any]:
     """Dates in the author's own words, each in a sentence that confirms it (not a question)."""
-    return [found for found in find_dates(own_text(episode), episode.metadata.language, when).dates
-            if CONFIRMS.search(found.sentence) and not found.sentence.rstrip().endswith(("?", "？"))]
+    return [
+        found
+        for found in find_dates(own_text(episode), episode.metadata.language, when).dates
+        if CONFIRMS.search(found.sentence) and not found.sentence.rstrip().endswith(("?", "？"))
+    ]
 
 
-def _event(g: str, subject: EntitySpec, predicate: str, obj: EntitySpec, text: str, when: dt.datetime,
-           qualifier: str, attributes: dict[str, Any]) -> FactSpec:
-    return make_fact(g, subject, predicate, obj, text, valid_at=when, episode_ids=[qualifier.split("|", 1)[0]],
-                     qualifier=qualifier, attributes=attributes)
+def _event(
+    g: str,
+    subject: EntitySpec,
+    predicate: str,
+    obj: EntitySpec,
+    text: str,
+    when: dt.datetime,
+    qualifier: str,
+    attributes: dict[str, Any],
+) -> FactSpec:
+    return make_fact(
+        g,
+        subject,
+        predicate,
+        obj,
+        text,
+        valid_at=when,
+        episode_ids=[qualifier.split("|", 1)[0]],
+        qualifier=qualifier,
+        attributes=attributes,
+    )

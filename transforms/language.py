@@ -10,8 +10,8 @@ import re
 import threading
 
 LANGUAGES = ("en", "de", "zh")
-MIN_LETTERS = 20            # below this many letters the detector is noise: return the caller's default
-CJK_RATIO = 0.15            # CJK share of all letters above which a text is Chinese
+MIN_LETTERS = 20  # below this many letters the detector is noise: return the caller's default
+CJK_RATIO = 0.15  # CJK share of all letters above which a text is Chinese
 MIN_CJK = 2
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef]")
@@ -19,10 +19,12 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebe
 # ASCII classes on purpose: `\S`/`\w` would swallow whole runs of Chinese text, which has no spaces.
 # Each alternative may only start where its run of characters starts (the lookbehinds): without them a long word
 # with no digit or "@" was rescanned from every position, quadratic in its length (110 s for 100k characters).
-_NOISE = re.compile(r"https?://[!-~]+"
-                    r"|(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+"
-                    r"|(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*")
-MAX_CHARS = 20_000          # the language of a text shows in its first pages; the rest only costs time
+_NOISE = re.compile(
+    r"https?://[!-~]+"
+    r"|(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+"
+    r"|(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*"
+)
+MAX_CHARS = 20_000  # the language of a text shows in its first pages; the rest only costs time
 
 _lock = threading.Lock()
 _identifier = None

@@ -33,12 +33,24 @@ def email_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
     message = b.entity(message_entity(g, episode.source, meta.source_key, meta.title))
     q = meta.source_key
 
-    b.fact(make_fact(g, sender, "SENT", message, f"{_label(sender)} sent the email '{subject}' on {_day(when)}",
-                     valid_at=when, episode_ids=eps, qualifier=q))
+    b.fact(
+        make_fact(
+            g,
+            sender,
+            "SENT",
+            message,
+            f"{_label(sender)} sent the email '{subject}' on {_day(when)}",
+            valid_at=when,
+            episode_ids=eps,
+            qualifier=q,
+        )
+    )
     people: list[tuple[EntitySpec, Any]] = [(sender, episode.actor)]
-    verbs = {"to": ("SENT_TO", "emailed {o} about '{s}' on {d}"),
-             "cc": ("CC", "copied {o} on the email '{s}' on {d}"),
-             "bcc": ("BCC", "blind-copied {o} on the email '{s}' on {d}")}
+    verbs = {
+        "to": ("SENT_TO", "emailed {o} about '{s}' on {d}"),
+        "cc": ("CC", "copied {o} on the email '{s}' on {d}"),
+        "bcc": ("BCC", "blind-copied {o} on the email '{s}' on {d}"),
+    }
     for participant in meta.participants:
         role = participant.role.lower()
         if role not in verbs:
@@ -53,16 +65,41 @@ def email_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
 
     if meta.parent_key:
         parent = b.entity(message_entity(g, episode.source, meta.parent_key, ""))
-        b.fact(make_fact(g, message, "REPLIED_TO", parent,
-                         f"The email '{subject}' from {_label(sender)} on {_day(when)} replied to message {meta.parent_key}",
-                         valid_at=when, episode_ids=eps))
+        b.fact(
+            make_fact(
+                g,
+                message,
+                "REPLIED_TO",
+                parent,
+                f"The email '{subject}' from {_label(sender)} on {_day(when)} replied to message {meta.parent_key}",
+                valid_at=when,
+                episode_ids=eps,
+            )
+        )
     for attachment in meta.attachments:
         att = b.entity(attachment_entity(g, attachment, f"{episode.source}:{meta.source_key}"))
-        b.fact(make_fact(g, message, "HAS_ATTACHMENT", att,
-                         f"The email '{subject}' from {_label(sender)} on {_day(when)} carried the attachment {att.name}",
-                         valid_at=when, episode_ids=eps))
-    add_reference_facts(b, g, message, episode.references, people, domain_orgs,
-                        lambda e: f"The email '{subject}' from {_label(sender)} on {_day(when)} mentions {e.name}",
-                        valid_at=when, episode_ids=eps, unconfirmed=episode.metadata.unconfirmed_names)
+        b.fact(
+            make_fact(
+                g,
+                message,
+                "HAS_ATTACHMENT",
+                att,
+                f"The email '{subject}' from {_label(sender)} on {_day(when)} carried the attachment {att.name}",
+                valid_at=when,
+                episode_ids=eps,
+            )
+        )
+    add_reference_facts(
+        b,
+        g,
+        message,
+        episode.references,
+        people,
+        domain_orgs,
+        lambda e: f"The email '{subject}' from {_label(sender)} on {_day(when)} mentions {e.name}",
+        valid_at=when,
+        episode_ids=eps,
+        unconfirmed=episode.metadata.unconfirmed_names,
+    )
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

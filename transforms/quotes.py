@@ -21,8 +21,9 @@ _WROTE_DE = re.compile(r"^\s*Am\b.{0,300}\bschrieb\b.{0,200}:\s*$", re.DOTALL)
 _WROTE_ZH = re.compile(r"^\s*在.{0,300}写道\s*[:：]\s*$", re.DOTALL)
 _WROTE_RU = re.compile(r"^.{0,300}\bнаписал[аи]?\s*[:：]\s*$", re.IGNORECASE | re.DOTALL)
 _WROTE_FR = re.compile(r"^\s*Le\b.{0,300}\ba\s+écrit\s*:\s*$", re.IGNORECASE | re.DOTALL)
-_WROTE_GENERIC = re.compile(r"^.{0,200}<?[\w.+-]+@[\w.-]+>?\s*(wrote|schrieb|a écrit|escribió|написал)\s*:\s*$",
-                            re.IGNORECASE)
+_WROTE_GENERIC = re.compile(
+    r"^.{0,200}<?[\w.+-]+@[\w.-]+>?\s*(wrote|schrieb|a écrit|escribió|написал)\s*:\s*$", re.IGNORECASE
+)
 _WROTE_LINES = (_WROTE_EN, _WROTE_DE, _WROTE_ZH, _WROTE_RU, _WROTE_FR, _WROTE_GENERIC)
 
 _ORIGINAL_MESSAGE = re.compile(
@@ -39,8 +40,10 @@ _HEADER_NEXT = re.compile(
 )
 
 _SIG_DELIMITER = re.compile(r"^(-- ?|--|__|-{4,}|_{4,})\s*$")
-_CONTACT = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|https?://|www\.|\+?\(?\d[\d ()./-]{6,}\d|^\s*(t|f|m|tel|fax|mobile|phone|skype)\s*[.:]",
-                      re.IGNORECASE)
+_CONTACT = re.compile(
+    r"[\w.+-]+@[\w-]+\.[\w.]+|https?://|www\.|\+?\(?\d[\d ()./-]{6,}\d|^\s*(t|f|m|tel|fax|mobile|phone|skype)\s*[.:]",
+    re.IGNORECASE,
+)
 _NAME = re.compile(r"^\s*[A-ZÀ-Ý][\w'.-]+(\s+[A-ZÀ-Ý][\w'.-]*){0,3}\s*$")
 _SENT_FROM = re.compile(
     r"^\s*(Sent (from|with|via) (my )?\S.{0,60}|Get Outlook for \S.{0,40}|Von meinem \S.{0,40} gesendet|"
@@ -57,8 +60,8 @@ _CLOSING = re.compile(
 )
 _ATTRIBUTION_START = re.compile(r"^(On|Am|Le|在)\b|^在|^\d")
 _ATTRIBUTION_END = re.compile(r"(wrote|schrieb|a écrit|написал[аи]?|写道)\s*[:：]?\s*$")
-MAX_SIGNATURE_LINES = 12       # a "-- " block longer than this is probably content, not a signature
-MAX_NAME_BLOCK_LINES = 4       # lines allowed after a closing
+MAX_SIGNATURE_LINES = 12  # a "-- " block longer than this is probably content, not a signature
+MAX_NAME_BLOCK_LINES = 4  # lines allowed after a closing
 MAX_NAME_LINE_CHARS = 60
 
 
@@ -90,17 +93,17 @@ def _cut_at_reply_header(lines: list[str]) -> list[str]:
         if _ORIGINAL_MESSAGE.match(line):
             return lines[:index]
         if _HEADER_FROM.match(line) and _header_block_follows(lines, index):
-            return lines[:index - 1] if index and _RULE.match(lines[index - 1]) else lines[:index]
-        if not _starts_reply_header(line):      # the cheap guard first: most lines start no attribution
+            return lines[: index - 1] if index and _RULE.match(lines[index - 1]) else lines[:index]
+        if not _starts_reply_header(line):  # the cheap guard first: most lines start no attribution
             continue
         # "On <date>, <name> wrote:" is often wrapped over two or three lines by the replying client.
         for span in (1, 2, 3):
-            joined = " ".join(part.strip() for part in lines[index:index + span])
+            joined = " ".join(part.strip() for part in lines[index : index + span])
             if len(joined) <= 400 and any(p.match(joined) for p in _WROTE_LINES):
-                rest = [line for line in lines[index + span:] if line.strip()]
+                rest = [line for line in lines[index + span :] if line.strip()]
                 if rest and rest[0].lstrip().startswith(">") and any(not r.lstrip().startswith(">") for r in rest):
                     # Bottom-posting or inline reply: the new text is below the quote, keep it.
-                    return lines[:index] + _cut_at_reply_header(lines[index + span:])
+                    return lines[:index] + _cut_at_reply_header(lines[index + span :])
                 return lines[:index]
     return lines
 
@@ -113,14 +116,14 @@ def _starts_reply_header(line: str) -> bool:
 
 def _header_block_follows(lines: list[str], index: int) -> bool:
     """An Outlook-style header block: From: followed within 4 lines by Sent:/Date:/To:/Subject: (any language)."""
-    following = [line for line in lines[index + 1:index + 6] if line.strip()][:4]
+    following = [line for line in lines[index + 1 : index + 6] if line.strip()][:4]
     return sum(1 for line in following if _HEADER_NEXT.match(line)) >= 1
 
 
 def _strip_signature(lines: list[str]) -> list[str]:
     if not lines:
         return lines
-    after = 0                                   # non-blank lines below `index`, counted as the scan goes up
+    after = 0  # non-blank lines below `index`, counted as the scan goes up
     for index in range(len(lines) - 1, -1, -1):
         if after > MAX_SIGNATURE_LINES:
             break
@@ -152,7 +155,7 @@ def _strip_closing(lines: list[str]) -> list[str]:
     last = len(lines) - 1
     for index in range(last, max(-1, last - MAX_NAME_BLOCK_LINES - 1), -1):
         if _CLOSING.match(lines[index]):
-            tail = [line for line in lines[index + 1:] if line.strip()]
+            tail = [line for line in lines[index + 1 :] if line.strip()]
             if len(tail) <= MAX_NAME_BLOCK_LINES and all(_name_like(line) for line in tail) and index > 0:
                 return _trim(lines[:index])
             return lines
@@ -165,5 +168,9 @@ _REFERENCE = re.compile(r"^\s*\[\d+\]|://")
 def _name_like(line: str) -> bool:
     """A line of a name block under a closing; a reference list ("[1] https://...") is content, not a name."""
     stripped = line.strip()
-    return len(stripped) <= MAX_NAME_LINE_CHARS and not stripped.endswith(("?", ":")) \
-        and len(stripped.split()) <= 8 and not _REFERENCE.search(stripped)
+    return (
+        len(stripped) <= MAX_NAME_LINE_CHARS
+        and not stripped.endswith(("?", ":"))
+        and len(stripped.split()) <= 8
+        and not _REFERENCE.search(stripped)
+    )

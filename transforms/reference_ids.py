@@ -11,7 +11,6 @@ from urllib.parse import parse_qsl, urlsplit
 from ground.identity import salesforce_id18, salesforce_ref_id
 from transforms.reference_model import ReferenceKind, _Base, _Prepared
 
-
 # --------------------------------------------------------------------------------------------------- URLs
 
 # ASCII-only URL body; CJK text and fullwidth punctuation end a URL. Trailing punctuation is trimmed afterwards.
@@ -19,8 +18,10 @@ _URL = re.compile(r"(?<![A-Za-z0-9])https?://[^\s<>\"'`{}|\\^\u3000-\u303f\uff00
 _URL_TRAILING = ".,;:!?*'\""
 _SALESFORCE_HOSTS = (".force.com", ".salesforce.com", ".cloudforce.com", ".salesforce-setup.com")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_JIRA_KEY_IN_PATH = re.compile(r"/browse/([A-Za-z][A-Za-z0-9_]{1,9}-[1-9]\d{0,6})(?:/|$)|"
-                               r"/rest/api/(?:\d+|latest)/issue/([A-Za-z][A-Za-z0-9_]{1,9}-[1-9]\d{0,6})(?:/|$)")
+_JIRA_KEY_IN_PATH = re.compile(
+    r"/browse/([A-Za-z][A-Za-z0-9_]{1,9}-[1-9]\d{0,6})(?:/|$)|"
+    r"/rest/api/(?:\d+|latest)/issue/([A-Za-z][A-Za-z0-9_]{1,9}-[1-9]\d{0,6})(?:/|$)"
+)
 _JIRA_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,9}-[1-9]\d{0,6}")
 _CONFLUENCE_PAGE_PATH = re.compile(r"/spaces/[^/]+/pages/(?:edit-v2/|edit/)?(\d+)(?:/|$)")
 _CONFLUENCE_VIEWPAGE = re.compile(r"/pages/(?:viewpage|editpage|viewpageattachments)\.action$")
@@ -56,9 +57,12 @@ def normalise_url(url: str) -> str | None:
         host = f"[{host}]"
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     query = "&".join(p for p in parts.query.split("&") if p and not p.lower().startswith("utm_"))
-    fragment = parts.fragment if parts.fragment.startswith(("/", "!")) else ""   # keep SPA routes only
-    return (f"{scheme}://{netloc}{parts.path or '/'}" + (f"?{query}" if query else "")
-            + (f"#{fragment}" if fragment else ""))
+    fragment = parts.fragment if parts.fragment.startswith(("/", "!")) else ""  # keep SPA routes only
+    return (
+        f"{scheme}://{netloc}{parts.path or '/'}"
+        + (f"?{query}" if query else "")
+        + (f"#{fragment}" if fragment else "")
+    )
 
 
 def _under(host: str, path: str, bases: Sequence[_Base]) -> bool:
@@ -78,8 +82,11 @@ def _classify_url(url: str, prepared: _Prepared) -> tuple[ReferenceKind, str, st
     if not prepared.jira_bases or _under(host, path, prepared.jira_bases):
         match = _JIRA_KEY_IN_PATH.search(path)
         key = (match.group(1) or match.group(2)) if match else None
-        if key is None and _JIRA_KEY.fullmatch(query.get("selectedIssue", "")) and (
-                prepared.jira_bases or "/jira/" in path or "/secure/" in path):
+        if (
+            key is None
+            and _JIRA_KEY.fullmatch(query.get("selectedIssue", ""))
+            and (prepared.jira_bases or "/jira/" in path or "/secure/" in path)
+        ):
             key = query["selectedIssue"]
         if key:
             key = key.upper()
@@ -132,8 +139,10 @@ def _looks_like_message_id(text: str, start: int, local: str, domain: str) -> bo
 
 # --------------------------------------------------------------------------------------------------- files
 
-_EXT = (r"pdf|docx?|docm|xlsx?|xlsm|pptx?|csv|tsv|txt|rtf|odt|ods|odp|zip|7z|rar|tgz|gz|png|jpe?g|gif|tiff?|"
-        r"msg|eml|json|xml|ya?ml|log|vsdx?|mpp|key|numbers|pages")
+_EXT = (
+    r"pdf|docx?|docm|xlsx?|xlsm|pptx?|csv|tsv|txt|rtf|odt|ods|odp|zip|7z|rar|tgz|gz|png|jpe?g|gif|tiff?|"
+    r"msg|eml|json|xml|ya?ml|log|vsdx?|mpp|key|numbers|pages"
+)
 _FILE_STOP = r"\s/\\:*?\"<>|,;，。；：、（）()\[\]【】《》「」『』〈〉“”‘’"
 # Bare names are found from the extension backwards: a left-to-right lazy regex costs 120 steps per character in
 # text without spaces (Chinese), i.e. seconds per 10 kB.
@@ -155,18 +164,63 @@ def _bare_file_names(text: str):
         if start < m.start():
             yield start, m.end()
             previous_end = m.end()
-_FILE_BRACKETED = re.compile(rf"([《「『【〈“‘\"])([^\n《》「」『』【】〈〉“”‘’\"]{{1,120}}?\.(?:{_EXT}))([》」』】〉”’\"])", re.I)
+
+
+_FILE_BRACKETED = re.compile(
+    rf"([《「『【〈“‘\"])([^\n《》「」『』【】〈〉“”‘’\"]{{1,120}}?\.(?:{_EXT}))([》」』】〉”’\"])", re.I
+)
 _BRACKET_PAIRS = {"《": "》", "「": "」", "『": "』", "【": "】", "〈": "〉", "“": "”", "‘": "’", '"': '"'}
 # Chinese words that glue onto a bare file name ("请查看附件Q3报价单.pdf", "和合同草案.docx"). Stripped from the front,
 # longest first. Single characters that also start common nouns (发票, 附录, 见面) are left out on purpose.
 _CJK_CONNECTORS = sorted(
-    ["请", "请查看", "查看", "查阅", "参见", "参阅", "参考", "详见", "附件", "附上", "附带", "已附", "已", "上传", "上传了",
-     "发送", "发送了", "和", "及", "以及", "与", "或", "或者", "把", "将", "在", "的", "是", "为", "即", "文件", "下载",
-     "打开", "见附件", "收到", "修改", "更新", "更新了", "最新"], key=len, reverse=True)
+    [
+        "请",
+        "请查看",
+        "查看",
+        "查阅",
+        "参见",
+        "参阅",
+        "参考",
+        "详见",
+        "附件",
+        "附上",
+        "附带",
+        "已附",
+        "已",
+        "上传",
+        "上传了",
+        "发送",
+        "发送了",
+        "和",
+        "及",
+        "以及",
+        "与",
+        "或",
+        "或者",
+        "把",
+        "将",
+        "在",
+        "的",
+        "是",
+        "为",
+        "即",
+        "文件",
+        "下载",
+        "打开",
+        "见附件",
+        "收到",
+        "修改",
+        "更新",
+        "更新了",
+        "最新",
+    ],
+    key=len,
+    reverse=True,
+)
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 
 
-_CONNECTOR = re.compile("|".join(map(re.escape, _CJK_CONNECTORS)))    # longest first: alternation order
+_CONNECTOR = re.compile("|".join(map(re.escape, _CJK_CONNECTORS)))  # longest first: alternation order
 
 
 def _strip_connectors(name: str) -> tuple[str, int]:
@@ -176,8 +230,8 @@ def _strip_connectors(name: str) -> tuple[str, int]:
         match = _CONNECTOR.match(name)
         if match is None:
             break
-        rest = name[match.end():]
-        if len(rest.rsplit(".", 1)[0]) < 2:          # "附件1.pdf" stays whole
+        rest = name[match.end() :]
+        if len(rest.rsplit(".", 1)[0]) < 2:  # "附件1.pdf" stays whole
             break
         name = rest
         removed += match.end()

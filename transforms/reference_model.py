@@ -8,8 +8,17 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 ReferenceKind = Literal[
-    "jira_issue", "confluence_page", "salesforce_record", "url", "email_message", "attachment",
-    "person", "organization", "date", "money", "email_address",
+    "jira_issue",
+    "confluence_page",
+    "salesforce_record",
+    "url",
+    "email_message",
+    "attachment",
+    "person",
+    "organization",
+    "date",
+    "money",
+    "email_address",
 ]
 
 
@@ -29,7 +38,7 @@ class ReferenceConfig(BaseModel):
     # a reference on the episode but becomes a graph node only if it resolves to a known party (transforms/facts.py).
     name_min_confidence: float = 0.5
     entity_confidence: float = 0.8
-    stop_names_files: list[str] = Field(default_factory=list)     # users' stop lists (data/references/stop_names.txt)
+    stop_names_files: list[str] = Field(default_factory=list)  # users' stop lists (data/references/stop_names.txt)
     stop_names: list[str] = Field(default_factory=list)
 
     _prepared: Any = PrivateAttr(default=None)
@@ -39,11 +48,11 @@ class Reference(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: ReferenceKind
-    id: str                          # canonical and globally unique, versioned where the source has versions
-    text: str                        # surface form (for metadata references: the name or id given)
-    start: int | None = None         # char offsets into the text; None when the reference came from metadata
+    id: str  # canonical and globally unique, versioned where the source has versions
+    text: str  # surface form (for metadata references: the name or id given)
+    start: int | None = None  # char offsets into the text; None when the reference came from metadata
     end: int | None = None
-    confidence: float = 1.0          # rules and metadata 1.0; NER names by transforms/name_check.py
+    confidence: float = 1.0  # rules and metadata 1.0; NER names by transforms/name_check.py
 
 
 # --------------------------------------------------------------------------------------------------- config
@@ -51,7 +60,7 @@ class Reference(BaseModel):
 
 class _Base(NamedTuple):
     host: str
-    path: str       # without trailing slash
+    path: str  # without trailing slash
 
 
 def _base(url: str) -> _Base | None:
@@ -66,18 +75,23 @@ def _base(url: str) -> _Base | None:
 
 
 class _Prepared(NamedTuple):
-    source: tuple                       # the config field objects this was built from (identity-checked)
+    source: tuple  # the config field objects this was built from (identity-checked)
     project_keys: frozenset[str]
     jira_bases: tuple[_Base, ...]
     confluence_bases: tuple[_Base, ...]
     salesforce_bases: tuple[_Base, ...]
-    names: dict[str, str]               # exact names
-    folded_names: dict[str, str]        # casefolded names
+    names: dict[str, str]  # exact names
+    folded_names: dict[str, str]  # casefolded names
 
 
 def _prepare(config: ReferenceConfig) -> _Prepared:
-    source = (config.jira_project_keys, config.jira_base_urls, config.confluence_base_urls,
-              config.salesforce_base_urls, config.name_map)
+    source = (
+        config.jira_project_keys,
+        config.jira_base_urls,
+        config.confluence_base_urls,
+        config.salesforce_base_urls,
+        config.name_map,
+    )
     cached = config._prepared
     if cached is not None and all(a is b for a, b in zip(cached.source, source)):
         return cached

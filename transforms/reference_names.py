@@ -14,14 +14,41 @@ from transforms.name_check import load_stop_names, name_confidence, organisation
 
 __all__ = ["MENTION_CONFIDENCE", "mentions", "name_confidence", "ner_view", "organisation_shaped", "stop_list"]
 
-MENTION_CONFIDENCE = 0.7      # a handle surely names a person, but not which node: only a known party makes one
-_CODE_TOKEN = re.compile(r"`[^`\n]*`|\{\{[^}\n]*\}\}|\S*(?:[A-Za-z0-9][._/\\:#]+[A-Za-z0-9_(]|::|\(\)|->|=>)\S*|"
-                         r"\S*[A-Za-z]\d+[A-Za-z]\S*|\S*_\S+|" + "|".join(map(re.escape, MARKERS)))
+MENTION_CONFIDENCE = 0.7  # a handle surely names a person, but not which node: only a known party makes one
+_CODE_TOKEN = re.compile(
+    r"`[^`\n]*`|\{\{[^}\n]*\}\}|\S*(?:[A-Za-z0-9][._/\\:#]+[A-Za-z0-9_(]|::|\(\)|->|=>)\S*|"
+    r"\S*[A-Za-z]\d+[A-Za-z]\S*|\S*_\S+|" + "|".join(map(re.escape, MARKERS))
+)
 # [~jsmith] (Jira wiki) and @jsmith (rendered Jira, GitHub); not e-mail addresses (claimed first) or @annotations.
 _MENTION = re.compile(r"\[~(?:accountid:)?([A-Za-z0-9][\w.@-]{1,60})\]|(?<![\w.@/])@([A-Za-z][\w.-]{0,38}[A-Za-z0-9])")
-_ANNOTATIONS = frozenset({"override", "param", "return", "returns", "deprecated", "test", "since", "author", "see",
-                          "throws", "nullable", "nonnull", "suppresswarnings", "inject", "autowired", "before",
-                          "after", "version", "link", "code", "here", "all", "channel", "everyone"})
+_ANNOTATIONS = frozenset(
+    {
+        "override",
+        "param",
+        "return",
+        "returns",
+        "deprecated",
+        "test",
+        "since",
+        "author",
+        "see",
+        "throws",
+        "nullable",
+        "nonnull",
+        "suppresswarnings",
+        "inject",
+        "autowired",
+        "before",
+        "after",
+        "version",
+        "link",
+        "code",
+        "here",
+        "all",
+        "channel",
+        "everyone",
+    }
+)
 
 
 class Mention(NamedTuple):

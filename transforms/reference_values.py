@@ -6,31 +6,73 @@ import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
 
-
 # --------------------------------------------------------------------------------------------------- money
 
 _NUM = r"\d{1,3}(?:[,.'\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
-_MAG = (r"k|K|mn|m|M|MM|bn|B|million|millions|billion|billions|thousand|Mio\.?|Mrd\.?|Tsd\.?|Millionen|Milliarden|"
-        r"万|亿|千|百万")
+_MAG = (
+    r"k|K|mn|m|M|MM|bn|B|million|millions|billion|billions|thousand|Mio\.?|Mrd\.?|Tsd\.?|Millionen|Milliarden|"
+    r"万|亿|千|百万"
+)
 _CODES = "USD|EUR|GBP|CHF|CNY|RMB|JPY|CAD|AUD|HKD|SGD|INR|SEK|NOK|DKK|PLN|CZK|NZD"
 _PREFIX_SYMBOLS = r"US\$|C\$|A\$|HK\$|S\$|NZ\$|\$|€|£|¥|人民币|美元|欧元"
 _SUFFIX_WORDS = r"€|£|¥|元|美元|欧元|英镑|日元|港元|港币|人民币|块钱|块|dollars?|euros?|Euro"
 _MONEY_PREFIX = re.compile(
     rf"(?:(?<![A-Za-z0-9])(?P<code>{_CODES})\s?|(?<![A-Za-z0-9$])(?P<sym>{_PREFIX_SYMBOLS})\s?)"
-    rf"(?P<num>{_NUM})(?:\s?(?P<mag>{_MAG})(?![A-Za-z]))?(?P<tail>元)?(?![0-9])")
+    rf"(?P<num>{_NUM})(?:\s?(?P<mag>{_MAG})(?![A-Za-z]))?(?P<tail>元)?(?![0-9])"
+)
 _MONEY_SUFFIX = re.compile(
     rf"(?<![A-Za-z0-9.,$€£¥])(?P<num>{_NUM})(?:\s?(?P<mag>{_MAG}))?\s?"
-    rf"(?:(?P<code>{_CODES})(?![A-Za-z])|(?P<word>{_SUFFIX_WORDS})(?![A-Za-z]))")
+    rf"(?:(?P<code>{_CODES})(?![A-Za-z])|(?P<word>{_SUFFIX_WORDS})(?![A-Za-z]))"
+)
 _CURRENCY = {
-    "$": "USD", "US$": "USD", "C$": "CAD", "A$": "AUD", "HK$": "HKD", "S$": "SGD", "NZ$": "NZD", "€": "EUR",
-    "£": "GBP", "RMB": "CNY", "人民币": "CNY", "元": "CNY", "块": "CNY", "块钱": "CNY", "美元": "USD", "欧元": "EUR",
-    "英镑": "GBP", "日元": "JPY", "港元": "HKD", "港币": "HKD", "dollar": "USD", "dollars": "USD", "euro": "EUR",
-    "euros": "EUR", "Euro": "EUR",
+    "$": "USD",
+    "US$": "USD",
+    "C$": "CAD",
+    "A$": "AUD",
+    "HK$": "HKD",
+    "S$": "SGD",
+    "NZ$": "NZD",
+    "€": "EUR",
+    "£": "GBP",
+    "RMB": "CNY",
+    "人民币": "CNY",
+    "元": "CNY",
+    "块": "CNY",
+    "块钱": "CNY",
+    "美元": "USD",
+    "欧元": "EUR",
+    "英镑": "GBP",
+    "日元": "JPY",
+    "港元": "HKD",
+    "港币": "HKD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "euro": "EUR",
+    "euros": "EUR",
+    "Euro": "EUR",
 }
 _MAGNITUDE = {
-    "k": 10**3, "K": 10**3, "thousand": 10**3, "Tsd": 10**3, "千": 10**3, "万": 10**4, "m": 10**6, "M": 10**6,
-    "MM": 10**6, "mn": 10**6, "million": 10**6, "millions": 10**6, "Mio": 10**6, "Millionen": 10**6,
-    "百万": 10**6, "亿": 10**8, "bn": 10**9, "B": 10**9, "billion": 10**9, "billions": 10**9, "Mrd": 10**9,
+    "k": 10**3,
+    "K": 10**3,
+    "thousand": 10**3,
+    "Tsd": 10**3,
+    "千": 10**3,
+    "万": 10**4,
+    "m": 10**6,
+    "M": 10**6,
+    "MM": 10**6,
+    "mn": 10**6,
+    "million": 10**6,
+    "millions": 10**6,
+    "Mio": 10**6,
+    "Millionen": 10**6,
+    "百万": 10**6,
+    "亿": 10**8,
+    "bn": 10**9,
+    "B": 10**9,
+    "billion": 10**9,
+    "billions": 10**9,
+    "Mrd": 10**9,
     "Milliarden": 10**9,
 }
 
@@ -61,7 +103,7 @@ def format_amount(amount: Decimal) -> str:
 def _money(match: re.Match, language: str) -> str | None:
     groups = match.groupdict()
     if groups.get("sym") == "$" and match.group()[1:2].isspace():
-        return None                                   # "$ 1" is a shell prompt, not a dollar
+        return None  # "$ 1" is a shell prompt, not a dollar
     symbol = groups.get("code") or groups.get("sym") or groups.get("word") or ""
     if symbol == "¥":
         currency = "CNY" if language == "zh" else "JPY"
@@ -77,16 +119,65 @@ def _money(match: re.Match, language: str) -> str | None:
 
 # --------------------------------------------------------------------------------------------------- dates
 
-_EN_MONTHS = {m: i + 1 for i, m in enumerate(
-    ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-     "November", "December"])}
+_EN_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        [
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ]
+    )
+}
 _EN_MONTHS.update({m[:3]: i for m, i in list(_EN_MONTHS.items())})
 _EN_MONTHS["Sept"] = 9
-_DE_MONTHS = {m: i + 1 for i, m in enumerate(
-    ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
-     "November", "Dezember"])}
-_DE_MONTHS.update({"Jänner": 1, "Maerz": 3, "Jan": 1, "Feb": 2, "Mär": 3, "Mrz": 3, "Apr": 4, "Jun": 6, "Jul": 7,
-                   "Aug": 8, "Sep": 9, "Sept": 9, "Okt": 10, "Nov": 11, "Dez": 12})
+_DE_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        [
+            "Januar",
+            "Februar",
+            "März",
+            "April",
+            "Mai",
+            "Juni",
+            "Juli",
+            "August",
+            "September",
+            "Oktober",
+            "November",
+            "Dezember",
+        ]
+    )
+}
+_DE_MONTHS.update(
+    {
+        "Jänner": 1,
+        "Maerz": 3,
+        "Jan": 1,
+        "Feb": 2,
+        "Mär": 3,
+        "Mrz": 3,
+        "Apr": 4,
+        "Jun": 6,
+        "Jul": 7,
+        "Aug": 8,
+        "Sep": 9,
+        "Sept": 9,
+        "Okt": 10,
+        "Nov": 11,
+        "Dez": 12,
+    }
+)
 
 
 def _alternation(words) -> str:
@@ -98,12 +189,18 @@ _DATE_ISO = re.compile(r"(?<![\d-])(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?!
 _DATE_DOTTED = re.compile(r"(?<![\d.])(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})(?![\d]|\.\d)")
 _DATE_SLASHED = re.compile(r"(?<![\d/])(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})(?![\d/])")
 _DATE_ZH = re.compile(r"(?:(?P<y>\d{4})\s*年\s*)?(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*(?P<suffix>[日号])?")
-_DATE_EN_MD = re.compile(rf"(?<![A-Za-z])(?P<mon>{_alternation(_EN_MONTHS)})\.?\s+(?P<d>\d{{1,2}}){_ORD}"
-                         rf"(?![\d:])(?:,?\s+(?P<y>\d{{4}})(?!\d))?")
-_DATE_EN_DM = re.compile(rf"(?<![\d.])(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mon>{_alternation(_EN_MONTHS)})\.?"
-                         rf"(?![A-Za-z])(?:,?\s+(?P<y>\d{{4}})(?!\d))?")
-_DATE_DE = re.compile(rf"(?<![\d.])(?P<d>\d{{1,2}})\.\s*(?P<mon>{_alternation(_DE_MONTHS)})\.?(?![A-Za-zäöü])"
-                      rf"(?:\s+(?P<y>\d{{4}})(?!\d))?")
+_DATE_EN_MD = re.compile(
+    rf"(?<![A-Za-z])(?P<mon>{_alternation(_EN_MONTHS)})\.?\s+(?P<d>\d{{1,2}}){_ORD}"
+    rf"(?![\d:])(?:,?\s+(?P<y>\d{{4}})(?!\d))?"
+)
+_DATE_EN_DM = re.compile(
+    rf"(?<![\d.])(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mon>{_alternation(_EN_MONTHS)})\.?"
+    rf"(?![A-Za-z])(?:,?\s+(?P<y>\d{{4}})(?!\d))?"
+)
+_DATE_DE = re.compile(
+    rf"(?<![\d.])(?P<d>\d{{1,2}})\.\s*(?P<mon>{_alternation(_DE_MONTHS)})\.?(?![A-Za-zäöü])"
+    rf"(?:\s+(?P<y>\d{{4}})(?!\d))?"
+)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 
 

@@ -61,15 +61,25 @@ from transforms.reference_values import (
 )
 
 # The public entry: callers import these from here (the parts live in reference_model, reference_ids, reference_values).
-__all__ = ["Reference", "ReferenceConfig", "ReferenceKind", "extract_references", "extract_references_batch",
-           "format_amount", "message_ref_id", "normalise_url", "parse_amount", "resolve_date"]
+__all__ = [
+    "Reference",
+    "ReferenceConfig",
+    "ReferenceKind",
+    "extract_references",
+    "extract_references_batch",
+    "format_amount",
+    "message_ref_id",
+    "normalise_url",
+    "parse_amount",
+    "resolve_date",
+]
 
 
 class _Candidate(NamedTuple):
     start: int
     end: int
     kind: ReferenceKind
-    id: str | None        # None: the span is claimed (blocks lower rules and NER) but yields no reference
+    id: str | None  # None: the span is claimed (blocks lower rules and NER) but yields no reference
 
 
 def _attachment_id(attachment: Attachment, prepared: _Prepared) -> str:
@@ -89,8 +99,9 @@ def _basename(name: str) -> str:
     return re.split(r"[/\\]", name)[-1].strip()
 
 
-def _rule_candidates(text: str, language: str, attachments: Sequence[Attachment], prepared: _Prepared,
-                     context: int | None) -> list[list[_Candidate]]:
+def _rule_candidates(
+    text: str, language: str, attachments: Sequence[Attachment], prepared: _Prepared, context: int | None
+) -> list[list[_Candidate]]:
     """Candidates per rule, in priority order (see module docstring)."""
     urls, msgids, addresses, known_files, bracketed, bare, keys, sf_ids, money, dates = ([] for _ in range(10))
     url_projects: set[str] = set()
@@ -109,8 +120,9 @@ def _rule_candidates(text: str, language: str, attachments: Sequence[Attachment]
     for m in _EMAIL.finditer(text):
         address = m.group().strip(".")
         if re.search(r"[A-Za-z]{2,}$", address):
-            addresses.append(_Candidate(m.start(), m.start() + len(address), "email_address",
-                                        f"email_address:{address.lower()}"))
+            addresses.append(
+                _Candidate(m.start(), m.start() + len(address), "email_address", f"email_address:{address.lower()}")
+            )
 
     by_name: dict[str, Attachment] = {}
     for attachment in attachments:
@@ -127,7 +139,7 @@ def _rule_candidates(text: str, language: str, attachments: Sequence[Attachment]
 
     for m in _FILE_BRACKETED.finditer(text):
         if _BRACKET_PAIRS.get(m.group(1)) == m.group(3):
-            name = _basename(m.group(2))                        # "/images/logo.png" -> logo.png
+            name = _basename(m.group(2))  # "/images/logo.png" -> logo.png
             start = m.end(2) - len(name)
             bracketed.append(_Candidate(start, start + len(name), "attachment", _file_id(name, by_name, prepared)))
     for found_start, found_end in _bare_file_names(text):
@@ -138,8 +150,14 @@ def _rule_candidates(text: str, language: str, attachments: Sequence[Attachment]
             # unless the record carries an attachment of that name: claimed (no NER on them), no reference.
             known = _fold(name) in by_name
             path_like = _PATH_LIKE_FILE.search(name) is not None
-            bare.append(_Candidate(start, found_end, "attachment",
-                                   _file_id(name, by_name, prepared) if known or not path_like else None))
+            bare.append(
+                _Candidate(
+                    start,
+                    found_end,
+                    "attachment",
+                    _file_id(name, by_name, prepared) if known or not path_like else None,
+                )
+            )
 
     for m in re.finditer(r"(?<![A-Za-z0-9_-])[A-Z][A-Z0-9_]{1,9}-[1-9]\d{0,6}(?![A-Za-z0-9_-])", text):
         project = m.group().rsplit("-", 1)[0]
@@ -172,7 +190,7 @@ class _Spans:
         self.ends: list[int] = []
 
     def overlaps(self, start: int, end: int) -> bool:
-        i = bisect.bisect_left(self.starts, end)          # spans before i start before `end`
+        i = bisect.bisect_left(self.starts, end)  # spans before i start before `end`
         return i > 0 and self.ends[i - 1] > start
 
     def add(self, start: int, end: int) -> None:
@@ -194,8 +212,9 @@ def _claim(groups: list[list[_Candidate]]) -> tuple[list[_Candidate], _Spans]:
     return claimed, taken
 
 
-def _entity_reference(entity: ner.Entity, prepared: _Prepared, context: int | None, text: str,
-                      config: ReferenceConfig) -> Reference | None:
+def _entity_reference(
+    entity: ner.Entity, prepared: _Prepared, context: int | None, text: str, config: ReferenceConfig
+) -> Reference | None:
     if entity.label == "DATE":
         ref = resolve_date(entity.text, context)
         return Reference(kind="date", id=ref, text=entity.text, start=entity.start, end=entity.end) if ref else None
@@ -203,12 +222,21 @@ def _entity_reference(entity: ner.Entity, prepared: _Prepared, context: int | No
     kind: ReferenceKind = "person" if label == "PERSON" else "organization"
     prefix = "person" if kind == "person" else "org"
     mapped = _mapped(entity.text, prepared)
-    confidence = 1.0 if mapped else reference_names.name_confidence(
-        entity.text, label, text, entity.start, reference_names.stop_list(config))
+    confidence = (
+        1.0
+        if mapped
+        else reference_names.name_confidence(entity.text, label, text, entity.start, reference_names.stop_list(config))
+    )
     if confidence < config.name_min_confidence:
         return None
-    return Reference(kind=kind, id=mapped or f"{prefix}:{_fold(entity.text)}", text=entity.text, start=entity.start,
-                     end=entity.end, confidence=confidence)
+    return Reference(
+        kind=kind,
+        id=mapped or f"{prefix}:{_fold(entity.text)}",
+        text=entity.text,
+        start=entity.start,
+        end=entity.end,
+        confidence=confidence,
+    )
 
 
 class _Rules(NamedTuple):
@@ -217,22 +245,40 @@ class _Rules(NamedTuple):
     spans: _Spans
 
 
-def _rules(text: str, language: str, attachments: Sequence[Attachment], prepared: _Prepared,
-           reference_date: dt.date | None) -> _Rules:
+def _rules(
+    text: str, language: str, attachments: Sequence[Attachment], prepared: _Prepared, reference_date: dt.date | None
+) -> _Rules:
     context = _year_context(text, reference_date)
     candidates = _rule_candidates(text, language, attachments, prepared, context) if text else []
     claimed, spans = _claim(candidates)
     return _Rules(context, claimed, spans)
 
 
-def _assemble(text: str, attachments: Sequence[Attachment], message_ids: Sequence[str], prepared: _Prepared,
-              rules: _Rules, entities: Sequence[ner.Entity], config: ReferenceConfig) -> list[Reference]:
-    found = [Reference(kind=c.kind, id=c.id, text=text[c.start:c.end], start=c.start, end=c.end)
-             for c in rules.claimed if c.id]
+def _assemble(
+    text: str,
+    attachments: Sequence[Attachment],
+    message_ids: Sequence[str],
+    prepared: _Prepared,
+    rules: _Rules,
+    entities: Sequence[ner.Entity],
+    config: ReferenceConfig,
+) -> list[Reference]:
+    found = [
+        Reference(kind=c.kind, id=c.id, text=text[c.start : c.end], start=c.start, end=c.end)
+        for c in rules.claimed
+        if c.id
+    ]
     for mention in reference_names.mentions(text, rules.spans.overlaps, reference_names.stop_list(config)):
-        found.append(Reference(kind="person", id=_mapped(mention.text, prepared) or f"person:{_fold(mention.text)}",
-                               text=mention.text, start=mention.start, end=mention.end,
-                               confidence=reference_names.MENTION_CONFIDENCE))
+        found.append(
+            Reference(
+                kind="person",
+                id=_mapped(mention.text, prepared) or f"person:{_fold(mention.text)}",
+                text=mention.text,
+                start=mention.start,
+                end=mention.end,
+                confidence=reference_names.MENTION_CONFIDENCE,
+            )
+        )
     for entity in entities:
         if not rules.spans.overlaps(entity.start, entity.end):
             ref = _entity_reference(entity, prepared, rules.context, text, config)
@@ -259,31 +305,55 @@ def _assemble(text: str, attachments: Sequence[Attachment], message_ids: Sequenc
 _DEFAULT_CONFIG = ReferenceConfig()
 
 
-def extract_references(text: str, *, language: str = "en", attachments: Sequence[Attachment] = (),
-                       message_ids: Sequence[str] = (), config: ReferenceConfig = _DEFAULT_CONFIG,
-                       reference_date: dt.date | None = None) -> list[Reference]:
+def extract_references(
+    text: str,
+    *,
+    language: str = "en",
+    attachments: Sequence[Attachment] = (),
+    message_ids: Sequence[str] = (),
+    config: ReferenceConfig = _DEFAULT_CONFIG,
+    reference_date: dt.date | None = None,
+) -> list[Reference]:
     """References in `text` plus the given attachments and Message-IDs, in text order (metadata after),
     de-duplicated by id (the first, i.e. the one with offsets, wins).
 
     `reference_date` (e.g. the record's date) supplies the year for dates written without one when the text
     itself names no single year. NER reads the text with every rule span, code token and path blanked out.
     """
-    return extract_references_batch([text], [language], attachments=[attachments], message_ids=[message_ids],
-                                    config=config, reference_dates=[reference_date])[0]
+    return extract_references_batch(
+        [text],
+        [language],
+        attachments=[attachments],
+        message_ids=[message_ids],
+        config=config,
+        reference_dates=[reference_date],
+    )[0]
 
 
-def extract_references_batch(texts: Sequence[str], languages: Sequence[str], *,
-                             attachments: Sequence[Sequence[Attachment]] | None = None,
-                             message_ids: Sequence[Sequence[str]] | None = None,
-                             config: ReferenceConfig = _DEFAULT_CONFIG,
-                             reference_dates: Sequence[dt.date | None] | None = None) -> list[list[Reference]]:
+def extract_references_batch(
+    texts: Sequence[str],
+    languages: Sequence[str],
+    *,
+    attachments: Sequence[Sequence[Attachment]] | None = None,
+    message_ids: Sequence[Sequence[str]] | None = None,
+    config: ReferenceConfig = _DEFAULT_CONFIG,
+    reference_dates: Sequence[dt.date | None] | None = None,
+) -> list[list[Reference]]:
     """`extract_references` for many texts; English NER runs through nlp.pipe. Result i belongs to texts[i]."""
     if len(languages) != len(texts):
         raise ValueError("texts and languages must have the same length")
     texts = [t or "" for t in texts]
     prepared = _prepare(config)
-    rules = [_rules(text, languages[i], attachments[i] if attachments else (), prepared,
-                    reference_dates[i] if reference_dates else None) for i, text in enumerate(texts)]
+    rules = [
+        _rules(
+            text,
+            languages[i],
+            attachments[i] if attachments else (),
+            prepared,
+            reference_dates[i] if reference_dates else None,
+        )
+        for i, text in enumerate(texts)
+    ]
     entities: list[Sequence[ner.Entity]] = [() for _ in texts]
     if config.ner:
         english = [i for i, (t, lang) in enumerate(zip(texts, languages)) if lang == "en" and t.strip()]
@@ -291,7 +361,14 @@ def extract_references_batch(texts: Sequence[str], languages: Sequence[str], *,
         for i, found in zip(english, ner.entities_batch(views)):
             entities[i] = found
     return [
-        _assemble(text, attachments[i] if attachments else (), message_ids[i] if message_ids else (), prepared,
-                  rules[i], entities[i], config)
+        _assemble(
+            text,
+            attachments[i] if attachments else (),
+            message_ids[i] if message_ids else (),
+            prepared,
+            rules[i],
+            entities[i],
+            config,
+        )
         for i, text in enumerate(texts)
     ]

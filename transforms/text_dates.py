@@ -20,30 +20,38 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 MONTHS: dict[str, int] = {}
-for _number, _names in enumerate((
-    "january jan januar janvier janv enero ene",
-    "february feb februar févr fevrier février fév febrero",
-    "march mar märz maerz mars marzo",
-    "april apr avril avr abril abr",
-    "may mai mayo",
-    "june jun juni juin junio",
-    "july jul juli juillet juil julio",
-    "august aug août aout agosto ago",
-    "september sep sept septembre septiembre set setiembre",
-    "october oct oktober okt octobre octubre",
-    "november nov novembre noviembre",
-    "december dec dezember dez décembre decembre déc diciembre dic",
-), start=1):
+for _number, _names in enumerate(
+    (
+        "january jan januar janvier janv enero ene",
+        "february feb februar févr fevrier février fév febrero",
+        "march mar märz maerz mars marzo",
+        "april apr avril avr abril abr",
+        "may mai mayo",
+        "june jun juni juin junio",
+        "july jul juli juillet juil julio",
+        "august aug août aout agosto ago",
+        "september sep sept septembre septiembre set setiembre",
+        "october oct oktober okt octobre octubre",
+        "november nov novembre noviembre",
+        "december dec dezember dez décembre decembre déc diciembre dic",
+    ),
+    start=1,
+):
     for _name in _names.split():
         MONTHS[_name] = _number
 
 WEEKDAYS: dict[str, int] = {}
-for _number, _names in enumerate((
-    "monday mon montag lundi lunes", "tuesday tue tues dienstag mardi martes",
-    "wednesday wed mittwoch mercredi miércoles miercoles", "thursday thu thurs donnerstag jeudi jueves",
-    "friday fri freitag vendredi viernes", "saturday sat samstag sonnabend samedi sábado sabado",
-    "sunday sun sonntag dimanche domingo",
-)):
+for _number, _names in enumerate(
+    (
+        "monday mon montag lundi lunes",
+        "tuesday tue tues dienstag mardi martes",
+        "wednesday wed mittwoch mercredi miércoles miercoles",
+        "thursday thu thurs donnerstag jeudi jueves",
+        "friday fri freitag vendredi viernes",
+        "saturday sat samstag sonnabend samedi sábado sabado",
+        "sunday sun sonntag dimanche domingo",
+    )
+):
     for _name in _names.split():
         WEEKDAYS[_name] = _number
 ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
@@ -51,31 +59,72 @@ ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日"
 _MONTH = "|".join(sorted((re.escape(m) for m in MONTHS), key=len, reverse=True))
 _WEEKDAY = "|".join(sorted((re.escape(w) for w in WEEKDAYS), key=len, reverse=True))
 _YEAR = r"(?P<y>(?:19|20)\d\d)"
-_B = r"(?<![\w.,/-])"                         # not glued to a number, word, version or path
+_B = r"(?<![\w.,/-])"  # not glued to a number, word, version or path
 _E = r"(?![\w/-]|[.,]\d)"
 
 PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("iso", re.compile(_B + r"(?P<y>(?:19|20)\d\d)-(?P<m>\d\d)-(?P<d>\d\d)" + _E)),
     ("cjk", re.compile(r"(?:(?P<y>(?:19|20)\d\d)\s*年\s*)?(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号號]")),
-    ("dmy_name", re.compile(_B + r"(?P<d>\d{1,2})(?:\.|er|st|nd|rd|th)?\s*(?:de\s+|of\s+)?(?P<mn>" + _MONTH
-                            + r")\.?(?:,?\s*(?:de(?:l)?\s+)?" + _YEAR + r")?" + _E, re.IGNORECASE)),
-    ("mdy_name", re.compile(r"(?<![\w.])(?P<mn>" + _MONTH + r")\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:,?\s+"
-                            + _YEAR + r")?" + _E, re.IGNORECASE)),
+    (
+        "dmy_name",
+        re.compile(
+            _B
+            + r"(?P<d>\d{1,2})(?:\.|er|st|nd|rd|th)?\s*(?:de\s+|of\s+)?(?P<mn>"
+            + _MONTH
+            + r")\.?(?:,?\s*(?:de(?:l)?\s+)?"
+            + _YEAR
+            + r")?"
+            + _E,
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "mdy_name",
+        re.compile(
+            r"(?<![\w.])(?P<mn>" + _MONTH + r")\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:,?\s+" + _YEAR + r")?" + _E,
+            re.IGNORECASE,
+        ),
+    ),
     ("dotted", re.compile(_B + r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?:" + _YEAR + r"(?!\w|[.,]\d)|(?=\s|$|[,;:)]))")),
     ("slashed", re.compile(_B + r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/" + _YEAR + _E)),
 ]
 RELATIVE: list[tuple[str, re.Pattern[str]]] = [
-    ("next_weekday", re.compile(r"\b(?:next|nächste[nm]?|naechste[nm]?|kommende[nm]?|el\s+próximo|el\s+proximo|"
-                                r"próximo|proximo)\s+(?P<wd>" + _WEEKDAY + r")\b", re.IGNORECASE)),
-    ("next_weekday", re.compile(r"\b(?P<wd>" + _WEEKDAY + r")\s+(?:prochain|que\s+viene|próximo|proximo)\b",
-                                re.IGNORECASE)),
+    (
+        "next_weekday",
+        re.compile(
+            r"\b(?:next|nächste[nm]?|naechste[nm]?|kommende[nm]?|el\s+próximo|el\s+proximo|"
+            r"próximo|proximo)\s+(?P<wd>" + _WEEKDAY + r")\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "next_weekday",
+        re.compile(r"\b(?P<wd>" + _WEEKDAY + r")\s+(?:prochain|que\s+viene|próximo|proximo)\b", re.IGNORECASE),
+    ),
     ("zh_next_weekday", re.compile(r"下(?:个)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])")),
-    ("offset", re.compile(r"\b(?P<w>tomorrow|übermorgen|morgen|demain|mañana|manana|today|heute|aujourd'hui|hoy)\b",
-                          re.IGNORECASE)),
+    (
+        "offset",
+        re.compile(
+            r"\b(?P<w>tomorrow|übermorgen|morgen|demain|mañana|manana|today|heute|aujourd'hui|hoy)\b", re.IGNORECASE
+        ),
+    ),
     ("offset", re.compile(r"(?P<w>明天|后天|今天)")),
 ]
-OFFSETS = {"tomorrow": 1, "morgen": 1, "demain": 1, "mañana": 1, "manana": 1, "明天": 1, "übermorgen": 2, "后天": 2,
-           "today": 0, "heute": 0, "aujourd'hui": 0, "hoy": 0, "今天": 0}
+OFFSETS = {
+    "tomorrow": 1,
+    "morgen": 1,
+    "demain": 1,
+    "mañana": 1,
+    "manana": 1,
+    "明天": 1,
+    "übermorgen": 2,
+    "后天": 2,
+    "today": 0,
+    "heute": 0,
+    "aujourd'hui": 0,
+    "hoy": 0,
+    "今天": 0,
+}
 DAY_FIRST_LANGUAGES = frozenset({"de", "fr", "es", "it", "nl", "pt"})
 _MORNING = re.compile(r"\b(guten|jeden|am|den|diesen|heute|früh)\s+$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
@@ -94,7 +143,7 @@ class TextDate(BaseModel):
 
 class DateScan(BaseModel):
     dates: list[TextDate]
-    ambiguous: list[str]                 # surfaces that name a date but not which one (03/04/2026 in English)
+    ambiguous: list[str]  # surfaces that name a date but not which one (03/04/2026 in English)
 
 
 def _closest_year(month: int, day: int, reference: dt.date) -> dt.date | None:
@@ -136,15 +185,16 @@ def _absolute(kind: str, m: re.Match[str], language: str, reference: dt.date) ->
 def _relative(kind: str, m: re.Match[str], reference: dt.date) -> dt.date:
     if kind == "offset":
         return reference + dt.timedelta(days=OFFSETS[m.group("w").lower()])
-    if kind == "zh_next_weekday":                # 下周二: Tuesday of next calendar week
+    if kind == "zh_next_weekday":  # 下周二: Tuesday of next calendar week
         monday = reference - dt.timedelta(days=reference.weekday()) + dt.timedelta(days=7)
         return monday + dt.timedelta(days=ZH_WEEKDAYS[m.group("wd")])
-    ahead = (WEEKDAYS[m.group("wd").lower()] - reference.weekday()) % 7 or 7     # next occurrence after the day
+    ahead = (WEEKDAYS[m.group("wd").lower()] - reference.weekday()) % 7 or 7  # next occurrence after the day
     return reference + dt.timedelta(days=ahead)
 
 
 def _sentence(text: str, start: int, end: int, protected: list[tuple[int, int]]) -> str:
     """The sentence around [start, end): sentence ends inside another date ("14. September") do not count."""
+
     def is_end(pos: int) -> bool:
         return not any(a <= pos < b for a, b in protected)
 
@@ -174,10 +224,13 @@ def find_dates(text: str, language: str, reference: dt.datetime | dt.date) -> Da
         for m in pattern.finditer(text):
             if not free(m.start(), m.end()):
                 continue
-            if kind == "mdy_name" and not m.group("y") and m.group("mn").lower() in ("may", "mar", "jun", "jul", "sat",
-                                                                                       "sun", "mon", "set", "ago"):
+            if (
+                kind == "mdy_name"
+                and not m.group("y")
+                and m.group("mn").lower() in ("may", "mar", "jun", "jul", "sat", "sun", "mon", "set", "ago")
+            ):
                 if not m.group("mn")[0].isupper():
-                    continue                         # "may 3 people" is a verb, not a month
+                    continue  # "may 3 people" is a verb, not a month
             date, form, unclear = _absolute(kind, m, language, ref)
             taken.append((m.start(), m.end()))
             if unclear:
@@ -186,8 +239,8 @@ def find_dates(text: str, language: str, reference: dt.datetime | dt.date) -> Da
                 hits.append((m.start(), m.end(), date, form))
     for kind, pattern in RELATIVE:
         for m in pattern.finditer(text):
-            if kind == "offset" and m.group("w").lower() == "morgen" and _MORNING.search(text[:m.start()]):
-                continue                             # "Guten Morgen", "am Morgen": the morning, not tomorrow
+            if kind == "offset" and m.group("w").lower() == "morgen" and _MORNING.search(text[: m.start()]):
+                continue  # "Guten Morgen", "am Morgen": the morning, not tomorrow
             if free(m.start(), m.end()):
                 taken.append((m.start(), m.end()))
                 hits.append((m.start(), m.end(), _relative(kind, m, ref), "relative"))

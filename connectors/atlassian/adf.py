@@ -9,10 +9,17 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-MAX_DEPTH = 200                      # hostile nesting ends here instead of in a RecursionError
+MAX_DEPTH = 200  # hostile nesting ends here instead of in a RecursionError
 
-PANEL_LABELS = {"info": "Info", "note": "Note", "warning": "Warning", "error": "Error", "success": "Success",
-                "tip": "Tip", "custom": "Panel"}
+PANEL_LABELS = {
+    "info": "Info",
+    "note": "Note",
+    "warning": "Warning",
+    "error": "Error",
+    "success": "Success",
+    "tip": "Tip",
+    "custom": "Panel",
+}
 
 
 def is_adf(value: Any) -> bool:
@@ -27,7 +34,7 @@ def adf_to_text(doc: Any) -> str:
         return doc
     try:
         blocks = _blocks(doc, 0) if isinstance(doc, dict) else [b for n in _nodes(doc) for b in _blocks(n, 0)]
-    except RecursionError:                                   # pragma: no cover - MAX_DEPTH keeps us far from it
+    except RecursionError:  # pragma: no cover - MAX_DEPTH keeps us far from it
         return ""
     return _join_blocks(blocks).strip()
 
@@ -38,8 +45,17 @@ def adf_media(doc: Any) -> list[dict[str, str]]:
     for node in _walk(doc, 0):
         if node.get("type") in ("media", "mediaInline"):
             attrs = _attrs(node)
-            found.append({k: str(v) for k, v in (("id", attrs.get("id")), ("name", attrs.get("alt") or attrs.get("id")),
-                                                 ("type", attrs.get("type"))) if v})
+            found.append(
+                {
+                    k: str(v)
+                    for k, v in (
+                        ("id", attrs.get("id")),
+                        ("name", attrs.get("alt") or attrs.get("id")),
+                        ("type", attrs.get("type")),
+                    )
+                    if v
+                }
+            )
     return found
 
 
@@ -118,7 +134,7 @@ def _blocks(node: dict, depth: int) -> list[str]:
         return ["---"]
     if kind == "table":
         return [_table(node, depth)]
-    if kind in ("mediaSingle", "mediaGroup"):          # the caption is page text (Confluence shows it under the image)
+    if kind in ("mediaSingle", "mediaGroup"):  # the caption is page text (Confluence shows it under the image)
         caption = " ".join(_inline(_nodes(n.get("content")), depth + 1) for n in children if n.get("type") == "caption")
         shown = " ".join(_media_ref(n) for n in children if n.get("type") == "media")
         return [f"{shown} {caption}".strip() if caption.strip() else shown]
@@ -171,7 +187,7 @@ def _item_text(item: dict, depth: int) -> str:
     parts = []
     for child in _nodes(item.get("content")):
         if child.get("type") in ("text", "mention", "emoji", "hardBreak", "inlineCard", "date", "status"):
-            parts.append(_inline([child], depth))             # taskItem/decisionItem hold inline nodes directly
+            parts.append(_inline([child], depth))  # taskItem/decisionItem hold inline nodes directly
         else:
             parts.extend(_blocks(child, depth + 1))
     text = "\n".join(p for p in parts if p)
@@ -183,8 +199,10 @@ def _table(node: dict, depth: int) -> str:
     header_done = False
     for row in _nodes(node.get("content")):
         cells = _nodes(row.get("content"))
-        texts = [" ".join(_child_blocks(_nodes(c.get("content")), depth + 2)).replace("\n", " ").replace("|", "\\|")
-                 for c in cells]
+        texts = [
+            " ".join(_child_blocks(_nodes(c.get("content")), depth + 2)).replace("\n", " ").replace("|", "\\|")
+            for c in cells
+        ]
         rows.append("| " + " | ".join(t.strip() for t in texts) + " |")
         if not header_done and cells and all(c.get("type") == "tableHeader" for c in cells):
             rows.append("|" + "---|" * len(cells))
@@ -200,7 +218,7 @@ def _media_ref(node: dict) -> str:
 
 def _date(value: Any) -> str:
     try:
-        return dt.datetime.fromtimestamp(int(str(value)) / 1000, dt.timezone.utc).date().isoformat()
+        return dt.datetime.fromtimestamp(int(str(value)) / 1000, dt.UTC).date().isoformat()
     except (TypeError, ValueError, OverflowError, OSError):
         return str(value or "")
 
@@ -239,7 +257,7 @@ def _inline(nodes: list[dict], depth: int) -> str:
             if not url and isinstance(attrs.get("data"), dict):
                 url = attrs["data"].get("url") or attrs["data"].get("name")
             if out and out[-1] and not out[-1][-1].isspace():
-                out.append(" ")                            # a card glued to the word before it would hide its URL
+                out.append(" ")  # a card glued to the word before it would hide its URL
             out.append(str(url or ""))
         elif kind == "date":
             out.append(_date(attrs.get("timestamp")))
@@ -252,8 +270,11 @@ def _inline(nodes: list[dict], depth: int) -> str:
         else:
             children = _nodes(node.get("content"))
             if children:
-                out.append(_inline(children, depth + 1) if all(c.get("type") == "text" for c in children)
-                           else _join_blocks(_child_blocks(children, depth)))
+                out.append(
+                    _inline(children, depth + 1)
+                    if all(c.get("type") == "text" for c in children)
+                    else _join_blocks(_child_blocks(children, depth))
+                )
             else:
                 out.append(str(node.get("text") or attrs.get("text") or ""))
     return "".join(out)

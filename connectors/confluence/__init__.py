@@ -5,5 +5,13 @@ from connectors.confluence.export_reader import ConfluenceExportReader, ExportSe
 from connectors.confluence.groups import GroupPolicy, ReadStats
 from connectors.confluence.tombstones import Tombstone
 
-__all__ = ["ConfluenceExportReader", "ExportSettings", "GroupPolicy", "ReadStats", "Tombstone",
-           "ConfluenceApiError", "ConfluenceAuthError", "ConfluenceConfigError"]
+__all__ = [
+    "ConfluenceExportReader",
+    "ExportSettings",
+    "GroupPolicy",
+    "ReadStats",
+    "Tombstone",
+    "ConfluenceApiError",
+    "ConfluenceAuthError",
+    "ConfluenceConfigError",
+]

@@ -28,16 +28,28 @@ def _retry_after(response: requests.Response) -> float | None:
 def make_client(s: ConfluenceApiSettings) -> Any:
     from atlassian import Confluence
 
-    auth: dict[str, Any] = ({"username": s.username, "password": s.token.get_secret_value()} if s.username
-                            else {"token": s.token.get_secret_value()})
-    return Confluence(s.base_url, cloud=s.cloud, backoff_and_retry=True, timeout=int(max(1, s.timeout_seconds)),
-                      retry_status_codes=[429, 500, 502, 503, 504], max_backoff_retries=s.max_retries,
-                      backoff_factor=s.backoff_seconds, backoff_jitter=0.0,
-                      max_backoff_seconds=int(max(1, s.max_backoff_seconds)), **auth)
+    auth: dict[str, Any] = (
+        {"username": s.username, "password": s.token.get_secret_value()}
+        if s.username
+        else {"token": s.token.get_secret_value()}
+    )
+    return Confluence(
+        s.base_url,
+        cloud=s.cloud,
+        backoff_and_retry=True,
+        timeout=int(max(1, s.timeout_seconds)),
+        retry_status_codes=[429, 500, 502, 503, 504],
+        max_backoff_retries=s.max_retries,
+        backoff_factor=s.backoff_seconds,
+        backoff_jitter=0.0,
+        max_backoff_seconds=int(max(1, s.max_backoff_seconds)),
+        **auth,
+    )
 
 
-def get_json(client: Any, s: ConfluenceApiSettings, stats: ReadStats, path: str,
-             params: dict | None = None) -> tuple[int, Any]:
+def get_json(
+    client: Any, s: ConfluenceApiSettings, stats: ReadStats, path: str, params: dict | None = None
+) -> tuple[int, Any]:
     """(status, json) for 200/403/404/other item-level statuses; raises for run-level ones."""
     url = path if path.startswith("http") else f"{s.base_url.rstrip('/')}/{path.lstrip('/')}"
     where = urlparse(url).path
@@ -47,8 +59,10 @@ def get_json(client: Any, s: ConfluenceApiSettings, stats: ReadStats, path: str,
         try:
             response = client.request("GET", url, params=params, absolute=True, advanced_mode=True)
         except requests.exceptions.RetryError as exc:
-            raise ConfluenceApiError(f"Confluence kept answering with errors for GET {where} after "
-                                     f"{s.max_retries} retries ({type(exc).__name__}); try again later") from None
+            raise ConfluenceApiError(
+                f"Confluence kept answering with errors for GET {where} after "
+                f"{s.max_retries} retries ({type(exc).__name__}); try again later"
+            ) from None
         except (requests.ConnectionError, requests.Timeout) as exc:
             if attempt == s.max_retries:
                 raise ConfluenceApiError(f"cannot reach Confluence at {s.base_url}: {type(exc).__name__}") from None
@@ -59,24 +73,32 @@ def get_json(client: Any, s: ConfluenceApiSettings, stats: ReadStats, path: str,
         status = response.status_code
         if status == 200:
             try:
-                return status, load_json(response.content)   # ValueError too when nested too deep
+                return status, load_json(response.content)  # ValueError too when nested too deep
             except ValueError:
                 return 599, {"message": "response is not JSON"}
         if status == 401:
             raise ConfluenceAuthError(
                 f"Confluence at {s.base_url} rejected the credentials (401) for user "
-                f"{s.username or '<token>'}: check CONFLUENCE_USERNAME and CONFLUENCE_API_TOKEN")
-        rate_limited = status == 429 or status >= 500 or (
-            status == 403 and (response.headers.get("Retry-After") is not None
-                               or "rate limit" in response.text.lower()))
+                f"{s.username or '<token>'}: check CONFLUENCE_USERNAME and CONFLUENCE_API_TOKEN"
+            )
+        rate_limited = (
+            status == 429
+            or status >= 500
+            or (
+                status == 403
+                and (response.headers.get("Retry-After") is not None or "rate limit" in response.text.lower())
+            )
+        )
         if rate_limited and attempt < s.max_retries:
             stats.retries += 1
             time.sleep(min(_retry_after(response) or delay, s.max_backoff_seconds))
             delay *= 2
             continue
         if rate_limited:
-            raise ConfluenceApiError(f"Confluence still rate-limits or fails GET {where} (HTTP {status}) after "
-                                     f"{s.max_retries} retries; try again later or lower the page size")
+            raise ConfluenceApiError(
+                f"Confluence still rate-limits or fails GET {where} (HTTP {status}) after "
+                f"{s.max_retries} retries; try again later or lower the page size"
+            )
         try:
             body = load_json(response.content)
         except ValueError:

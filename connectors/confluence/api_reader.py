@@ -28,8 +28,10 @@ from connectors.confluence.tombstones import Tombstone
 from ground.contract import TimeWindow
 from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 
-PAGE_EXPAND = ("body.storage,version,space,history,ancestors,metadata.labels,children.attachment,"
-               "restrictions.read.restrictions.user,restrictions.read.restrictions.group")
+PAGE_EXPAND = (
+    "body.storage,version,space,history,ancestors,metadata.labels,children.attachment,"
+    "restrictions.read.restrictions.user,restrictions.read.restrictions.group"
+)
 COMMENT_EXPAND = "body.storage,version,history,extensions.location,extensions.inlineProperties,extensions.resolution"
 HISTORY_EXPAND = "body.storage,version,space,history,ancestors,metadata.labels,children.attachment"
 
@@ -63,27 +65,44 @@ class ConfluenceApiReader:
 
     # ------------------------------------------------------------------ read
 
-    def read(self, window: TimeWindow | None = None, checkpoint: ConfluenceCheckpoint | None = None
-             ) -> Generator[SourceRecord | RecordFailure, None, ConfluenceCheckpoint]:
+    def read(
+        self, window: TimeWindow | None = None, checkpoint: ConfluenceCheckpoint | None = None
+    ) -> Generator[SourceRecord | RecordFailure, None, ConfluenceCheckpoint]:
         s = self.settings
-        cql = (checkpoint.cql if checkpoint and checkpoint.cql else
-               window_cql(window, timezone=s.user_timezone, overlap=dt.timedelta(minutes=s.overlap_minutes),
-                          spaces=s.spaces, include_labels=s.include_labels, exclude_labels=s.exclude_labels))
+        cql = (
+            checkpoint.cql
+            if checkpoint and checkpoint.cql
+            else window_cql(
+                window,
+                timezone=s.user_timezone,
+                overlap=dt.timedelta(minutes=s.overlap_minutes),
+                spaces=s.spaces,
+                include_labels=s.include_labels,
+                exclude_labels=s.exclude_labels,
+            )
+        )
         self._history_since = window.start - dt.timedelta(minutes=s.overlap_minutes) if window else None
-        state = ConfluenceCheckpoint(cql=cql, next_url=checkpoint.next_url if checkpoint else None,
-                                     start=checkpoint.start if checkpoint else 0,
-                                     pages_read=checkpoint.pages_read if checkpoint else 0)
+        state = ConfluenceCheckpoint(
+            cql=cql,
+            next_url=checkpoint.next_url if checkpoint else None,
+            start=checkpoint.start if checkpoint else 0,
+            pages_read=checkpoint.pages_read if checkpoint else 0,
+        )
         if checkpoint is not None and not checkpoint.has_more:
             return checkpoint
         while True:
             if s.cloud and state.next_url:
                 status, body = self._get(state.next_url)
             else:
-                status, body = self._get("rest/api/content/search",
-                                         {"cql": cql, "limit": s.page_size, "start": state.start, "expand": "version"})
+                status, body = self._get(
+                    "rest/api/content/search",
+                    {"cql": cql, "limit": s.page_size, "start": state.start, "expand": "version"},
+                )
             if status == 400:
-                raise ConfluenceConfigError(f"Confluence refused the search (400: {self._message(body)}); check "
-                                            f"the spaces/labels settings. CQL was: {cql}")
+                raise ConfluenceConfigError(
+                    f"Confluence refused the search (400: {self._message(body)}); check "
+                    f"the spaces/labels settings. CQL was: {cql}"
+                )
             if status != 200:
                 raise ConfluenceApiError(f"Confluence search failed (HTTP {status}: {self._message(body)})")
             hits = body.get("results") or [] if isinstance(body, dict) else []
@@ -119,12 +138,22 @@ class ConfluenceApiReader:
             return
         status, body = self._get(f"rest/api/content/{ident}", {"expand": PAGE_EXPAND})
         if status == 404:
-            self.tombstones.append(Tombstone(source_key=ident, kind=str(hit.get("type") or "page"), reason="deleted",
-                                             detected_at=dt.datetime.now(dt.timezone.utc)))
+            self.tombstones.append(
+                Tombstone(
+                    source_key=ident,
+                    kind=str(hit.get("type") or "page"),
+                    reason="deleted",
+                    detected_at=dt.datetime.now(dt.UTC),
+                )
+            )
             return
         if status != 200:
-            yield self._failed(origin, ErrorClass.api_error,
-                               f"Confluence refused content {ident} (HTTP {status}: {self._message(body)})", ident)
+            yield self._failed(
+                origin,
+                ErrorClass.api_error,
+                f"Confluence refused content {ident} (HTTP {status}: {self._message(body)})",
+                ident,
+            )
             return
         users_in(body, self.users)
         version = self._parse(body, origin, ident)
@@ -132,8 +161,9 @@ class ConfluenceApiReader:
             yield version
             return
         if version.status in ("trashed", "deleted"):
-            self.tombstones.append(Tombstone(source_key=ident, kind=version.type, reason="trashed",
-                                             detected_at=version.version_at))
+            self.tombstones.append(
+                Tombstone(source_key=ident, kind=version.type, reason="trashed", detected_at=version.version_at)
+            )
             return
         record = self._record(version, origin)
         if record is None:
@@ -151,13 +181,18 @@ class ConfluenceApiReader:
         if since is None or limit <= 0 or current.type == "comment":
             return
         for number in range(current.version - 1, max(0, current.version - 1 - limit), -1):
-            status, body = self._get(f"rest/api/content/{current.id}",
-                                     {"status": "historical", "version": number, "expand": HISTORY_EXPAND})
-            if status == 404:                        # purged from the page history
+            status, body = self._get(
+                f"rest/api/content/{current.id}", {"status": "historical", "version": number, "expand": HISTORY_EXPAND}
+            )
+            if status == 404:  # purged from the page history
                 return
             if status != 200:
-                yield self._failed(origin, ErrorClass.api_error, f"version {number} of {current.type} {current.id} "
-                                   f"not read (HTTP {status}: {self._message(body)})", current.id)
+                yield self._failed(
+                    origin,
+                    ErrorClass.api_error,
+                    f"version {number} of {current.type} {current.id} not read (HTTP {status}: {self._message(body)})",
+                    current.id,
+                )
                 continue
             users_in(body, self.users)
             version = self._parse(body, origin, current.id, f"version {number}: ")
@@ -166,8 +201,12 @@ class ConfluenceApiReader:
                 continue
             if version.version_at is not None and version.version_at < since:
                 return
-            record = self._record(version.model_copy(update={
-                "restricted": current.restricted, "restriction": current.restriction, "status": "current"}), origin)
+            record = self._record(
+                version.model_copy(
+                    update={"restricted": current.restricted, "restriction": current.restriction, "status": "current"}
+                ),
+                origin,
+            )
             if record is not None:
                 yield record
 
@@ -184,9 +223,14 @@ class ConfluenceApiReader:
 
     def _record(self, version: ContentVersion, origin: Origin) -> SourceRecord | None:
         """The record of a version (None: restricted and skipped by the group policy), counted."""
-        record = record_from_version(version, self.users, self.settings.groups, origin,
-                                     base_url=self.settings.base_url,
-                                     ignore_property_keys=self.settings.ignore_property_keys)
+        record = record_from_version(
+            version,
+            self.users,
+            self.settings.groups,
+            origin,
+            base_url=self.settings.base_url,
+            ignore_property_keys=self.settings.ignore_property_keys,
+        )
         if record is not None:
             self.stats.records += 1
         return record
@@ -195,11 +239,17 @@ class ConfluenceApiReader:
         s = self.settings
         if s.cloud:
             kind = "blogposts" if page.type == "blogpost" else "pages"
-            queries = [(f"api/v2/{kind}/{page.id}/{where}-comments", {"body-format": "storage", "limit": s.page_size})
-                       for where in ("footer", "inline")]
+            queries = [
+                (f"api/v2/{kind}/{page.id}/{where}-comments", {"body-format": "storage", "limit": s.page_size})
+                for where in ("footer", "inline")
+            ]
         else:
-            queries = [(f"rest/api/content/{page.id}/child/comment",
-                        {"expand": COMMENT_EXPAND, "depth": "all", "limit": s.page_size, "start": 0})]
+            queries = [
+                (
+                    f"rest/api/content/{page.id}/child/comment",
+                    {"expand": COMMENT_EXPAND, "depth": "all", "limit": s.page_size, "start": 0},
+                )
+            ]
         for path, params in queries:
             inline = "inline-comments" in path
             url: str | None = path
@@ -208,8 +258,12 @@ class ConfluenceApiReader:
                 status, body = self._get(url, params if url == path else None)
                 origin = Origin(url=f"{s.base_url.rstrip('/')}/{path}")
                 if status != 200:
-                    yield self._failed(origin, ErrorClass.api_error, f"comments of {page.type} {page.id} not read "
-                                       f"(HTTP {status}: {self._message(body)})", page.id)
+                    yield self._failed(
+                        origin,
+                        ErrorClass.api_error,
+                        f"comments of {page.type} {page.id} not read (HTTP {status}: {self._message(body)})",
+                        page.id,
+                    )
                     break
                 results = body.get("results") or []
                 users_in(body, self.users)
@@ -223,16 +277,26 @@ class ConfluenceApiReader:
                     params = {**params, "start": start}
                     url = path if results and (nxt or len(results) >= s.page_size) else None
 
-    def _comment(self, obj: Any, page: Any, inline: bool, origin: Origin, group_id: str | None
-                 ) -> Iterator[SourceRecord | RecordFailure]:
+    def _comment(
+        self, obj: Any, page: Any, inline: bool, origin: Origin, group_id: str | None
+    ) -> Iterator[SourceRecord | RecordFailure]:
         version = self._parse({**obj, "type": "comment"}, origin, str(obj.get("id") or "") or None, "comment: ")
         if isinstance(version, RecordFailure):
             yield version
             return
-        record = self._record(version.model_copy(update={
-            "container_id": version.container_id or page.id, "container_title": page.title,
-            "space_key": page.space_key, "space_name": page.space_name, "restricted": page.restricted,
-            "location": "inline" if inline else (version.location or "footer")}), origin)
+        record = self._record(
+            version.model_copy(
+                update={
+                    "container_id": version.container_id or page.id,
+                    "container_title": page.title,
+                    "space_key": page.space_key,
+                    "space_name": page.space_name,
+                    "restricted": page.restricted,
+                    "location": "inline" if inline else (version.location or "footer"),
+                }
+            ),
+            origin,
+        )
         if record is not None:
             yield record
 

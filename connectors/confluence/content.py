@@ -13,12 +13,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from connectors.atlassian.adf import adf_media, adf_mentions, adf_to_text
 from connectors.confluence.groups import GroupPolicy
 from connectors.confluence.identity import ConfluenceUser, UserDirectory
-from ground.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord, as_utc
-from connectors.atlassian.adf import adf_media, adf_mentions, adf_to_text
-from connectors.confluence.storage import StorageText, owner_users, storage_to_text
 from connectors.confluence.page_properties import adf_property_rows, keep_rows
+from connectors.confluence.storage import StorageText, owner_users, storage_to_text
+from ground.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord, as_utc
 
 SOURCE = "confluence"
 PAGE_KINDS = ("page", "blogpost")
@@ -41,30 +41,30 @@ class ContentVersion(BaseModel):
     title: str = ""
     version: int = 1
     version_message: str = ""
-    version_key: str | None = None               # record version when there is no number (HTML export: html-<day>)
-    created_at: dt.datetime | None = None        # when the page was created (version 1)
-    version_at: dt.datetime | None = None        # when this version was saved
-    author: ConfluenceUser | None = None         # created the page
-    editor: ConfluenceUser | None = None         # saved this version
-    owner: ConfluenceUser | None = None          # the page owner, where the source has one (Cloud v2 ownerId)
+    version_key: str | None = None  # record version when there is no number (HTML export: html-<day>)
+    created_at: dt.datetime | None = None  # when the page was created (version 1)
+    version_at: dt.datetime | None = None  # when this version was saved
+    author: ConfluenceUser | None = None  # created the page
+    editor: ConfluenceUser | None = None  # saved this version
+    owner: ConfluenceUser | None = None  # the page owner, where the source has one (Cloud v2 ownerId)
     space_key: str | None = None
     space_name: str | None = None
-    ancestors: list[tuple[str, str]] = Field(default_factory=list)     # (id, title), root first, parent last
+    ancestors: list[tuple[str, str]] = Field(default_factory=list)  # (id, title), root first, parent last
     labels: list[str] = Field(default_factory=list)
-    storage: str | None = None                   # storage-format body
-    adf: dict | None = None                      # Atlassian Document Format body (Cloud v2), when there is no storage
-    text: str | None = None                      # already-plain body (HTML export, rendered view) when neither
-    body_source: str = ""                        # which file/field the body came from (for failures and the record)
-    children: list[tuple[str, str]] = Field(default_factory=list)      # (id, title) of child pages
+    storage: str | None = None  # storage-format body
+    adf: dict | None = None  # Atlassian Document Format body (Cloud v2), when there is no storage
+    text: str | None = None  # already-plain body (HTML export, rendered view) when neither
+    body_source: str = ""  # which file/field the body came from (for failures and the record)
+    children: list[tuple[str, str]] = Field(default_factory=list)  # (id, title) of child pages
     attachments: list[AttachmentInfo] = Field(default_factory=list)
     restricted: bool = False
-    restriction: str = ""                        # who may read, for the record (never used to decide alone)
+    restriction: str = ""  # who may read, for the record (never used to decide alone)
     url: str | None = None
     # comments
     container_id: str | None = None
     container_title: str | None = None
     parent_comment_id: str | None = None
-    location: str | None = None                  # footer | inline
+    location: str | None = None  # footer | inline
     inline_selection: str | None = None
     resolved: bool | None = None
 
@@ -88,8 +88,9 @@ def page_url(base_url: str | None, item: ContentVersion) -> str | None:
     return f"{base}/pages/viewpage.action?pageId={item.id}"
 
 
-def convert(item: ContentVersion, users: UserDirectory,
-            pages: Callable[[str | None, str], str | None] | None = None) -> StorageText:
+def convert(
+    item: ContentVersion, users: UserDirectory, pages: Callable[[str | None, str], str | None] | None = None
+) -> StorageText:
     if item.storage is not None:
         return storage_to_text(item.storage, users=users.display_name, pages=pages, space_key=item.space_key)
     if item.adf is not None:
@@ -99,15 +100,23 @@ def convert(item: ContentVersion, users: UserDirectory,
 
 def adf_storage_text(doc: dict, users: UserDirectory) -> StorageText:
     """An ADF body with what it names in the same shape as a storage body's (mentions, attachments)."""
-    named = [{"account-id": m["account_id"], "name": (users.display_name({"account-id": m["account_id"]})
-                                                       or m["name"])} for m in adf_mentions(doc) if m["account_id"]]
+    named = [
+        {"account-id": m["account_id"], "name": (users.display_name({"account-id": m["account_id"]}) or m["name"])}
+        for m in adf_mentions(doc)
+        if m["account_id"]
+    ]
     files = [{"file_name": m["name"]} for m in adf_media(doc) if m.get("name") and m.get("name") != m.get("id")]
     rows = adf_property_rows(doc)
     details = [r for r in rows if r.source == "details"]
-    return StorageText(text=adf_to_text(doc), users=named, attachments=files,
-                       references=[f"attachment:name:{f['file_name']}" for f in files], property_rows=rows,
-                       properties={r.key: r.value for r in reversed(details)},
-                       property_users={r.key: r.people for r in reversed(details) if r.people})
+    return StorageText(
+        text=adf_to_text(doc),
+        users=named,
+        attachments=files,
+        references=[f"attachment:name:{f['file_name']}" for f in files],
+        property_rows=rows,
+        properties={r.key: r.value for r in reversed(details)},
+        property_users={r.key: r.people for r in reversed(details) if r.people},
+    )
 
 
 def _has_words(item: ContentVersion) -> bool:
@@ -124,8 +133,9 @@ def _property_person(person: dict[str, str], users: UserDirectory) -> Confluence
     if ident:
         return users.get(ident) or ConfluenceUser(key=ident, name=person.get("name") or None)
     if person.get("email"):
-        return users.get(person["email"]) or ConfluenceUser(key=person["email"], email=person["email"],
-                                                            name=person.get("name") or None)
+        return users.get(person["email"]) or ConfluenceUser(
+            key=person["email"], email=person["email"], name=person.get("name") or None
+        )
     return None
 
 
@@ -141,31 +151,47 @@ def page_properties(converted: StorageText, users: UserDirectory, ignore: frozen
     return out
 
 
-def record_from_version(item: ContentVersion, users: UserDirectory, policy: GroupPolicy, origin: Origin, *,
-                        base_url: str | None = None,
-                        pages: Callable[[str | None, str], str | None] | None = None,
-                        ignore_property_keys: frozenset[str] = frozenset()
-                        ) -> SourceRecord | RecordFailure | None:
+def record_from_version(
+    item: ContentVersion,
+    users: UserDirectory,
+    policy: GroupPolicy,
+    origin: Origin,
+    *,
+    base_url: str | None = None,
+    pages: Callable[[str | None, str], str | None] | None = None,
+    ignore_property_keys: frozenset[str] = frozenset(),
+) -> SourceRecord | RecordFailure | None:
     """The record, a failure saying why not, or None when the read-restriction policy skips it."""
     key = item.id
     try:
         when = item.version_at or item.created_at
         if when is None:
-            return failure(origin, ErrorClass.missing_field,
-                           f"{item.type} {key} version {item.version} has no date: cannot place it in time", key)
+            return failure(
+                origin,
+                ErrorClass.missing_field,
+                f"{item.type} {key} version {item.version} has no date: cannot place it in time",
+                key,
+            )
         if item.storage is None and item.adf is None and item.text is None:
-            return failure(origin, ErrorClass.missing_field,
-                           f"{item.type} {key} version {item.version} has no body (no storage, ADF or rendered view"
-                           f" in {item.body_source or 'the payload'}): an episode of its title alone would lose the page",
-                           key)
+            return failure(
+                origin,
+                ErrorClass.missing_field,
+                f"{item.type} {key} version {item.version} has no body (no storage, ADF or rendered view"
+                f" in {item.body_source or 'the payload'}): an episode of its title alone would lose the page",
+                key,
+            )
         group = policy.group_for(item.space_key, item.restricted)
         if group is None:
             return None
         converted = convert(item, users, pages)
         if not converted.text.strip() and _has_words(item):
-            return failure(origin, ErrorClass.bad_value,
-                           f"{item.type} {key} version {item.version}: the body in {item.body_source or 'the payload'}"
-                           " holds text but converted to none", key)
+            return failure(
+                origin,
+                ErrorClass.bad_value,
+                f"{item.type} {key} version {item.version}: the body in {item.body_source or 'the payload'}"
+                " holds text but converted to none",
+                key,
+            )
         editor = item.editor or item.author
         actor = (editor or ConfluenceUser(key="unknown-user")).actor()
         owner = item.owner
@@ -189,8 +215,9 @@ def record_from_version(item: ContentVersion, users: UserDirectory, policy: Grou
         for used in converted.attachments:
             if used["file_name"] not in known:
                 version = used.get("version")
-                known[used["file_name"]] = AttachmentInfo(name=used["file_name"],
-                                                          version=int(version) if version and version.isdigit() else None)
+                known[used["file_name"]] = AttachmentInfo(
+                    name=used["file_name"], version=int(version) if version and version.isdigit() else None
+                )
         attachments = [Attachment(name=a.name, size=a.size, media_type=a.media_type) for a in known.values()]
         parent_id = item.ancestors[-1][0] if item.ancestors else None
         fields: dict = {
@@ -224,9 +251,16 @@ def record_from_version(item: ContentVersion, users: UserDirectory, policy: Grou
         if converted.degraded:
             fields["converter_degraded"] = converted.degraded
         if item.type == "comment":
-            fields.update({"page_id": item.container_id, "page_title": item.container_title,
-                           "parent_comment_id": item.parent_comment_id, "location": item.location or "footer",
-                           "inline_selection": item.inline_selection, "resolved": item.resolved})
+            fields.update(
+                {
+                    "page_id": item.container_id,
+                    "page_title": item.container_title,
+                    "parent_comment_id": item.parent_comment_id,
+                    "location": item.location or "footer",
+                    "inline_selection": item.inline_selection,
+                    "resolved": item.resolved,
+                }
+            )
         title = item.title
         if item.type == "comment" and not title:
             title = f"Comment on {item.container_title or item.container_id or 'a page'}"
@@ -253,5 +287,6 @@ def record_from_version(item: ContentVersion, users: UserDirectory, policy: Grou
     except Exception as exc:  # noqa: BLE001 - one bad page never stops the run
         if type(exc).__name__ == "ConfigError":
             raise
-        return failure(origin, ErrorClass.bad_value, f"could not convert {item.type} {key}: {type(exc).__name__}: {exc}",
-                       key)
+        return failure(
+            origin, ErrorClass.bad_value, f"could not convert {item.type} {key}: {type(exc).__name__}: {exc}", key
+        )

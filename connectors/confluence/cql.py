@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ground.contract import TimeWindow
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 _MINUTE = dt.timedelta(minutes=1)
 
 
@@ -39,9 +39,16 @@ def _quoted(values: Sequence[str]) -> str:
     return ", ".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values)
 
 
-def window_cql(window: TimeWindow | None, *, timezone: str = "UTC", overlap: dt.timedelta = dt.timedelta(0),
-               spaces: Sequence[str] = (), include_labels: Sequence[str] = (), exclude_labels: Sequence[str] = (),
-               types: Sequence[str] = ("page", "blogpost")) -> str:
+def window_cql(
+    window: TimeWindow | None,
+    *,
+    timezone: str = "UTC",
+    overlap: dt.timedelta = dt.timedelta(0),
+    spaces: Sequence[str] = (),
+    include_labels: Sequence[str] = (),
+    exclude_labels: Sequence[str] = (),
+    types: Sequence[str] = ("page", "blogpost"),
+) -> str:
     parts = [f"type in ({', '.join(types)})"]
     if spaces:
         parts.append(f"space in ({_quoted(spaces)})")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from connectors.archives import ArchiveLimits, checked_members, open_zip, read_member
 from connectors.confluence.content import SOURCE, failure, record_from_version
 from connectors.confluence.groups import GroupPolicy, ReadStats
 from connectors.confluence.html_export import HtmlExportError, page_from_html, page_id_from_name
@@ -21,39 +22,65 @@ from connectors.confluence.page_folder import FOLDER_FILES, PageFolderError, in_
 from connectors.confluence.rest_json import PayloadError, content_from_json, find_content, space_map, users_in
 from connectors.confluence.tombstones import Tombstone
 from connectors.confluence.xml_export import XmlExport, XmlExportError
-from connectors.archives import ArchiveLimits, checked_members, open_zip, read_member
 from connectors.files import guarded, walk
+from connectors.safe_json import field_error, load_json
 from ground.contract import FileCheckpoint, Item, TimeWindow
 from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
-from connectors.safe_json import field_error, load_json
 
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 # Files an unzipped export holds beside its pages: not content, never a failure.
-NOT_CONTENT = {".png", ".jpg", ".jpeg", ".gif", ".svg", ".css", ".js", ".pdf", ".docx", ".xlsx", ".pptx", ".txt",
-               ".md", ".properties", ".ico", ".woff", ".woff2", ".ttf", ".xhtml", ".adf", ".yaml", ".yml"}
+NOT_CONTENT = {
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".svg",
+    ".css",
+    ".js",
+    ".pdf",
+    ".docx",
+    ".xlsx",
+    ".pptx",
+    ".txt",
+    ".md",
+    ".properties",
+    ".ico",
+    ".woff",
+    ".woff2",
+    ".ttf",
+    ".xhtml",
+    ".adf",
+    ".yaml",
+    ".yml",
+}
 
 
 class ExportSettings(BaseModel):
-    timezone: str = "UTC"                 # XML export dates are the server's local time
-    base_url: str | None = None           # for record URLs when the export has none
+    timezone: str = "UTC"  # XML export dates are the server's local time
+    base_url: str | None = None  # for record URLs when the export has none
     groups: GroupPolicy = GroupPolicy()
     max_file_bytes: int = 2_000_000_000
-    ignore_property_keys: frozenset[str] = frozenset()   # page-properties keys that make no facts (normalised)
+    ignore_property_keys: frozenset[str] = frozenset()  # page-properties keys that make no facts (normalised)
 
 
 class ConfluenceExportReader:
     source = SOURCE
 
-    def __init__(self, paths: Sequence[str | Path], settings: ExportSettings | None = None,
-                 archive_limits: ArchiveLimits | None = None):
+    def __init__(
+        self,
+        paths: Sequence[str | Path],
+        settings: ExportSettings | None = None,
+        archive_limits: ArchiveLimits | None = None,
+    ):
         self.paths = [Path(p) for p in paths]
         self.settings = settings or ExportSettings()
         self.archive_limits = archive_limits or ArchiveLimits()
         self.stats = ReadStats()
         self.tombstones: list[Tombstone] = []
 
-    def read(self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
-             ) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
+    def read(
+        self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
+    ) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
         done = list(checkpoint.files_done) if checkpoint else []
         skip = set(done)
         for path in self._files():
@@ -63,7 +90,7 @@ class ConfluenceExportReader:
                 continue
             if str(path) in skip:
                 continue
-            if in_page_folder(path):                 # one page saved as several files: read the folder once
+            if in_page_folder(path):  # one page saved as several files: read the folder once
                 files = sorted(str(path.parent / n) for n in FOLDER_FILES if (path.parent / n).is_file())
                 items = guarded(self.source, Origin(file=str(path.parent)), self._read_folder(path.parent))
             else:
@@ -84,17 +111,22 @@ class ConfluenceExportReader:
     # ------------------------------------------------------------------ files
 
     def _files(self) -> Iterator[Path | RecordFailure]:
-        return walk(self.source, self.paths,
-                    keep=lambda name: not name.startswith(".") and (name in FOLDER_FILES
-                                                                    or Path(name).suffix.lower() not in NOT_CONTENT))
+        return walk(
+            self.source,
+            self.paths,
+            keep=lambda name: (
+                not name.startswith(".") and (name in FOLDER_FILES or Path(name).suffix.lower() not in NOT_CONTENT)
+            ),
+        )
 
     def _read_folder(self, folder: Path) -> Iterator[Item]:
         origin = Origin(file=str(folder))
         try:
             version, users = read_page_folder(folder, self.settings.base_url)
         except PageFolderError as exc:
-            yield failure(origin, ErrorClass.parse_error, f"page folder: {exc}",
-                          folder.name if folder.name.isdigit() else None)
+            yield failure(
+                origin, ErrorClass.parse_error, f"page folder: {exc}", folder.name if folder.name.isdigit() else None
+            )
             return
         except OSError as exc:
             yield failure(origin, ErrorClass.io_error, f"cannot read page folder: {exc.strerror or exc}")
@@ -121,9 +153,12 @@ class ConfluenceExportReader:
             elif suffix in (".html", ".htm"):
                 yield from self._read_html_pages([(path.name, path.read_bytes(), origin)], path.parent.name)
             else:
-                yield failure(origin, ErrorClass.unsupported,
-                              "not a Confluence export: expected a space export zip (XML or HTML), entities.xml, "
-                              "an exported .html page or a saved REST response (.json)")
+                yield failure(
+                    origin,
+                    ErrorClass.unsupported,
+                    "not a Confluence export: expected a space export zip (XML or HTML), entities.xml, "
+                    "an exported .html page or a saved REST response (.json)",
+                )
         except OSError as exc:
             yield failure(origin, ErrorClass.io_error, f"cannot read file: {exc.strerror or exc}")
 
@@ -140,9 +175,12 @@ class ConfluenceExportReader:
             pages = [i for i in infos if i.filename.lower().endswith(".html") and page_id_from_name(i.filename)]
             jsons = [i for i in infos if i.filename.lower().endswith(".json")]
             if not (entities or pages or jsons):
-                yield failure(origin, ErrorClass.unsupported,
-                              "zip holds neither entities.xml (XML space export) nor exported pages "
-                              "(<Title>_<id>.html) nor saved REST responses (.json)")
+                yield failure(
+                    origin,
+                    ErrorClass.unsupported,
+                    "zip holds neither entities.xml (XML space export) nor exported pages "
+                    "(<Title>_<id>.html) nor saved REST responses (.json)",
+                )
                 return
             for info in checked_members(path, entities or pages + jsons, SOURCE, self.archive_limits):
                 if isinstance(info, RecordFailure):
@@ -165,11 +203,19 @@ class ConfluenceExportReader:
 
     def _emit(self, version, users, origin: Origin, pages=None) -> Iterator[Item]:
         if version.status in ("trashed", "deleted", "archived_deleted"):
-            self.tombstones.append(Tombstone(source_key=version.id, kind=version.type, reason="trashed",
-                                             detected_at=version.version_at))
+            self.tombstones.append(
+                Tombstone(source_key=version.id, kind=version.type, reason="trashed", detected_at=version.version_at)
+            )
             return
-        result = record_from_version(version, users, self.settings.groups, origin, base_url=self.settings.base_url,
-                                     pages=pages, ignore_property_keys=self.settings.ignore_property_keys)
+        result = record_from_version(
+            version,
+            users,
+            self.settings.groups,
+            origin,
+            base_url=self.settings.base_url,
+            pages=pages,
+            ignore_property_keys=self.settings.ignore_property_keys,
+        )
         if result is None:
             self.stats.skip_restricted(version.id)
             return
@@ -195,18 +241,20 @@ class ConfluenceExportReader:
                 version, _ = page_from_html(data, name, space)
             except HtmlExportError as exc:
                 if page_id_from_name(name) is None and name.rsplit("/", 1)[-1] == "index.html":
-                    continue                        # the space overview page: not content
+                    continue  # the space overview page: not content
                 yield failure(origin, ErrorClass.parse_error, str(exc), page_id_from_name(name))
                 continue
             except Exception as exc:  # noqa: BLE001
-                yield failure(origin, ErrorClass.parse_error, f"HTML page did not parse: {exc}", page_id_from_name(name))
+                yield failure(
+                    origin, ErrorClass.parse_error, f"HTML page did not parse: {exc}", page_id_from_name(name)
+                )
                 continue
             yield from self._emit(version, UserDirectory(), origin)
 
     def _read_json(self, data: bytes, origin: Origin) -> Iterator[Item]:
         try:
             payload = load_json(data)
-        except ValueError as exc:                   # not JSON, not decodable, or nested too deep
+        except ValueError as exc:  # not JSON, not decodable, or nested too deep
             yield failure(origin, ErrorClass.parse_error, f"not JSON: {exc}")
             return
         users = UserDirectory()
@@ -217,21 +265,26 @@ class ConfluenceExportReader:
             where = origin.model_copy(update={"url": None, "member": origin.member})
             stub = "body" not in obj and "version" not in obj
             if stub:
-                continue                  # ancestor/child/search listings: ids and titles, not content
+                continue  # ancestor/child/search listings: ids and titles, not content
             found += 1
             try:
                 version = content_from_json(obj, users, spaces, self.settings.base_url)
             except PayloadError as exc:
                 yield failure(where, ErrorClass.bad_value, f"{path}: {exc}", str(obj.get("id") or "") or None)
                 continue
-            except (TypeError, AttributeError, KeyError, ValueError) as exc:   # a field of a type we cannot use
-                yield failure(where, ErrorClass.bad_value, f"{path}: {field_error(exc)}", str(obj.get("id") or "") or None)
+            except (TypeError, AttributeError, KeyError, ValueError) as exc:  # a field of a type we cannot use
+                yield failure(
+                    where, ErrorClass.bad_value, f"{path}: {field_error(exc)}", str(obj.get("id") or "") or None
+                )
                 continue
             for item in self._emit(version, users, where):
                 if isinstance(item, RecordFailure):
                     item = item.model_copy(update={"reason": f"{path}: {item.reason}"})
                 yield item
         if not found:
-            yield failure(origin, ErrorClass.unsupported,
-                          "no Confluence page, blog post or comment with a body or version in this JSON "
-                          "(listings of ancestors, children, attachments, labels or spaces are not content)")
+            yield failure(
+                origin,
+                ErrorClass.unsupported,
+                "no Confluence page, blog post or comment with a body or version in this JSON "
+                "(listings of ancestors, children, attachments, labels or spaces are not content)",
+            )

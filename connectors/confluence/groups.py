@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from connectors.graph.config import validate_group_id
+from ground.identity import validate_group_id
 
 
 def _safe(value: str) -> str:
@@ -19,9 +19,9 @@ def _safe(value: str) -> str:
 
 class GroupPolicy(BaseModel):
     restricted: Literal["skip", "separate_group"] = "skip"
-    group_template: str = ""                # "" = the pipeline's group; e.g. "confluence_{space}" (key made [A-Za-z0-9_])
+    group_template: str = ""  # "" = the pipeline's group; e.g. "confluence_{space}" (key made [A-Za-z0-9_])
     restricted_template: str = "confluence_{space}_restricted"
-    space_groups: dict[str, str] = Field(default_factory=dict)             # space key -> group id (overrides)
+    space_groups: dict[str, str] = Field(default_factory=dict)  # space key -> group id (overrides)
     restricted_space_groups: dict[str, str] = Field(default_factory=dict)  # space key -> restricted group id
 
     def group_for(self, space_key: str | None, restricted: bool) -> str | None:
@@ -34,10 +34,12 @@ class GroupPolicy(BaseModel):
             group = self.restricted_space_groups.get(space) or self.restricted_template.format(space=_safe(space))
             open_group = self.group_for(space_key, False)
             if group == open_group:
-                from connectors.graph.config import ConfigError
+                from ground.errors import ConfigError
 
-                raise ConfigError(f"restricted pages of space {space!r} would go into the open group {group!r}; "
-                                  "set a different restricted group")
+                raise ConfigError(
+                    f"restricted pages of space {space!r} would go into the open group {group!r}; "
+                    "set a different restricted group"
+                )
             return validate_group_id(group)
         group = self.space_groups.get(space) or self.group_template.format(space=_safe(space))
         return validate_group_id(group) if group else ""

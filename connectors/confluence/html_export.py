@@ -15,8 +15,9 @@ from connectors.confluence.identity import ConfluenceUser
 
 PAGE_FILE = re.compile(r"(?:^|[_/])(\d{3,})\.html$")
 _MODIFIED = re.compile(r"on\s+([A-Z][a-z]{2})\s+(\d{1,2}),\s+(\d{4})")
-_MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
-                                       "Dec"), 1)}
+_MONTHS = {
+    m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)
+}
 
 
 class HtmlExportError(ValueError):
@@ -54,7 +55,7 @@ def page_from_html(data: bytes, name: str, space_hint: str | None = None) -> tup
     match = _MODIFIED.search(meta_text)
     if not match or match.group(1) not in _MONTHS:
         raise HtmlExportError(f"page metadata {meta_text[:120]!r} names no 'on <Mon> <d>, <yyyy>' change date")
-    day = dt.datetime(int(match.group(3)), _MONTHS[match.group(1)], int(match.group(2)), tzinfo=dt.timezone.utc)
+    day = dt.datetime(int(match.group(3)), _MONTHS[match.group(1)], int(match.group(2)), tzinfo=dt.UTC)
 
     crumbs = soup.find(id="breadcrumbs")
     ancestors = []
@@ -64,7 +65,7 @@ def page_from_html(data: bytes, name: str, space_hint: str | None = None) -> tup
             if ident and ident != page_id:
                 ancestors.append((ident, " ".join(link.get_text().split())))
 
-    for link in main.find_all("a"):            # page links -> storage-style links the converter turns into references
+    for link in main.find_all("a"):  # page links -> storage-style links the converter turns into references
         ident = page_id_from_name(link.get("href") or "")
         if ident:
             link.name = "ac:link"
@@ -90,10 +91,28 @@ def page_from_html(data: bytes, name: str, space_hint: str | None = None) -> tup
                 media = None
                 if isinstance(tail, str) and "(" in tail:
                     media = tail.strip().strip("()").strip() or None
-                attachments.append(AttachmentInfo(name=" ".join(link.get_text().split()),
-                                                  id=href.rsplit("/", 1)[-1].split(".")[0] or None, media_type=media))
+                attachments.append(
+                    AttachmentInfo(
+                        name=" ".join(link.get_text().split()),
+                        id=href.rsplit("/", 1)[-1].split(".")[0] or None,
+                        media_type=media,
+                    )
+                )
     storage = main.decode_contents()
-    version = ContentVersion(id=page_id, type="page", title=title, version=0, version_key=f"html-{day:%Y%m%d}", created_at=None, version_at=day,
-                             author=author, editor=editor, space_key=space_hint, space_name=space_name or None,
-                             ancestors=ancestors, storage=storage, attachments=attachments)
+    version = ContentVersion(
+        id=page_id,
+        type="page",
+        title=title,
+        version=0,
+        version_key=f"html-{day:%Y%m%d}",
+        created_at=None,
+        version_at=day,
+        author=author,
+        editor=editor,
+        space_key=space_hint,
+        space_name=space_name or None,
+        ancestors=ancestors,
+        storage=storage,
+        attachments=attachments,
+    )
     return version, int(day.strftime("%Y%m%d"))

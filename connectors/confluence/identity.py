@@ -5,8 +5,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ground.records import Actor
 from ground.identity import normalise_email
+from ground.records import Actor
 
 UNKNOWN_USER_ID = "confluence:unknown-user"
 
@@ -16,8 +16,8 @@ class ConfluenceUser(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    key: str                       # account id, user key or user name: whatever the payload identifies users by
-    name: str | None = None        # display name
+    key: str  # account id, user key or user name: whatever the payload identifies users by
+    name: str | None = None  # display name
     email: str | None = None
     username: str | None = None
 
@@ -44,8 +44,12 @@ def user_from_json(value: Any) -> ConfluenceUser | None:
     if not key:
         return None
     email = value.get("email") or None
-    return ConfluenceUser(key=str(key), name=value.get("displayName") or value.get("publicName") or None,
-                          email=email if email and "@" in email else None, username=value.get("username"))
+    return ConfluenceUser(
+        key=str(key),
+        name=value.get("displayName") or value.get("publicName") or None,
+        email=email if email and "@" in email else None,
+        username=value.get("username"),
+    )
 
 
 class UserDirectory:
@@ -61,8 +65,12 @@ class UserDirectory:
         if old is not None and (old.email or not user.email) and (old.name or not user.name):
             return old
         if old is not None:
-            user = ConfluenceUser(key=user.key, name=user.name or old.name, email=user.email or old.email,
-                                  username=user.username or old.username)
+            user = ConfluenceUser(
+                key=user.key,
+                name=user.name or old.name,
+                email=user.email or old.email,
+                username=user.username or old.username,
+            )
         for k in {user.key, user.username} - {None}:
             self._by_key[k] = user
         return user

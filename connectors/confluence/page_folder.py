@@ -20,8 +20,8 @@ from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import UserDirectory
 from connectors.confluence.rest_json import PayloadError, adf_body, content_from_json, space_map, users_in
 
-PAGE_FILES = ("page.v2.json", "page.v1.json", "page.xhtml", "page.adf", "page.html")   # a saved page.json stays a
-SIDE_FILES = ("ancestors.v1.json", "children.v2.json", "attachments.v1.json")            # REST response of its own
+PAGE_FILES = ("page.v2.json", "page.v1.json", "page.xhtml", "page.adf", "page.html")  # a saved page.json stays a
+SIDE_FILES = ("ancestors.v1.json", "children.v2.json", "attachments.v1.json")  # REST response of its own
 FOLDER_FILES = frozenset(PAGE_FILES + SIDE_FILES)
 
 
@@ -51,12 +51,13 @@ def _results(payload: Any, name: str) -> list[Mapping]:
     return [i for i in items if isinstance(i, Mapping)]
 
 
-def _version(obj: Mapping | None, users: UserDirectory, spaces: dict, base_url: str | None, name: str,
-             folder: Path) -> ContentVersion | None:
+def _version(
+    obj: Mapping | None, users: UserDirectory, spaces: dict, base_url: str | None, name: str, folder: Path
+) -> ContentVersion | None:
     if obj is None:
         return None
     if not obj.get("id") and folder.name.isdigit():
-        obj = {**obj, "id": folder.name}             # the folder is named by the page id
+        obj = {**obj, "id": folder.name}  # the folder is named by the page id
     try:
         return content_from_json(obj, users, spaces, base_url)
     except PayloadError as exc:
@@ -98,7 +99,7 @@ def read_page_folder(folder: Path, base_url: str | None = None) -> tuple[Content
                 update[field] = getattr(other, field)
         update["restricted"] = base.restricted or other.restricted
         if v1 is not None and v1.ancestors and len(v1.ancestors) >= len(base.ancestors):
-            update["ancestors"] = v1.ancestors          # v1 lists every ancestor with its title, v2 only the parent
+            update["ancestors"] = v1.ancestors  # v1 lists every ancestor with its title, v2 only the parent
     if dated is None:
         update.update(version_at=None, created_at=None)
 
@@ -109,12 +110,15 @@ def read_page_folder(folder: Path, base_url: str | None = None) -> tuple[Content
         if listed and len(listed) >= len(update.get("ancestors", base.ancestors)):
             update["ancestors"] = listed
     if "children.v2.json" in raw:
-        update["children"] = [(str(c["id"]), str(c.get("title") or "")) for c in
-                              _results(raw["children.v2.json"], "children.v2.json")
-                              if c.get("id") and c.get("status", "current") == "current"]
+        update["children"] = [
+            (str(c["id"]), str(c.get("title") or ""))
+            for c in _results(raw["children.v2.json"], "children.v2.json")
+            if c.get("id") and c.get("status", "current") == "current"
+        ]
     if "attachments.v1.json" in raw:
-        update["attachments"] = (_attachments(_results(raw["attachments.v1.json"], "attachments.v1.json"))
-                                 or update.get("attachments", base.attachments))
+        update["attachments"] = _attachments(_results(raw["attachments.v1.json"], "attachments.v1.json")) or update.get(
+            "attachments", base.attachments
+        )
     return base.model_copy(update=update), users
 
 
@@ -145,8 +149,10 @@ def _body(present: dict[str, Path], v1: ContentVersion | None, v2: ContentVersio
         view = BeautifulSoup(present["page.html"].read_bytes(), "html.parser")
         return {"storage": None, "adf": None, "text": view.get_text("\n"), "body_source": "page.html"}
     files = ", ".join(sorted(present)) or "no files"
-    raise PageFolderError(f"no body: none of {files} holds body.storage, body.atlas_doc_format or a rendered view, "
-                          "and there is no page.xhtml, page.adf or page.html")
+    raise PageFolderError(
+        f"no body: none of {files} holds body.storage, body.atlas_doc_format or a rendered view, "
+        "and there is no page.xhtml, page.adf or page.html"
+    )
 
 
 def _attachments(items: list[Mapping]) -> list[AttachmentInfo]:
@@ -158,8 +164,13 @@ def _attachments(items: list[Mapping]) -> list[AttachmentInfo]:
         meta = att.get("metadata") if isinstance(att.get("metadata"), Mapping) else {}
         version = att.get("version") if isinstance(att.get("version"), Mapping) else {}
         size = ext.get("fileSize")
-        out.append(AttachmentInfo(name=str(att["title"]), id=str(att.get("id") or "") or None,
-                                  version=version.get("number") if isinstance(version.get("number"), int) else None,
-                                  media_type=ext.get("mediaType") or meta.get("mediaType") or att.get("mediaType"),
-                                  size=size if isinstance(size, int) else None))
+        out.append(
+            AttachmentInfo(
+                name=str(att["title"]),
+                id=str(att.get("id") or "") or None,
+                version=version.get("number") if isinstance(version.get("number"), int) else None,
+                media_type=ext.get("mediaType") or meta.get("mediaType") or att.get("mediaType"),
+                size=size if isinstance(size, int) else None,
+            )
+        )
     return out

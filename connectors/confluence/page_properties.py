@@ -14,12 +14,12 @@ from pydantic import BaseModel, Field
 
 
 class PropertyRow(BaseModel):
-    key: str                                     # as written on the page
-    slot: str                                    # normalised key
-    value: str                                   # rendered for a sentence
-    kind: str = "text"                           # text | date | status | person
-    people: list[dict[str, str]] = Field(default_factory=list)   # {account-id|userkey|username|email, name}
-    source: str = "details"                      # details | table
+    key: str  # as written on the page
+    slot: str  # normalised key
+    value: str  # rendered for a sentence
+    kind: str = "text"  # text | date | status | person
+    people: list[dict[str, str]] = Field(default_factory=list)  # {account-id|userkey|username|email, name}
+    source: str = "details"  # details | table
 
 
 def normalise_key(key: str) -> str:
@@ -98,8 +98,16 @@ def _adf_rows(table: dict, source: str, any_cells: bool) -> list[PropertyRow]:
         seen = {"date": 0, "status": 0}
         people: list[dict[str, str]] = []
         value = " ".join(_adf_value(_nodes(cells[1].get("content")), seen, people, 0).split())
-        out.append(PropertyRow(key=key, slot=normalise_key(key), value=value, people=people, source=source,
-                               kind=row_kind(people, seen["date"], seen["status"])))
+        out.append(
+            PropertyRow(
+                key=key,
+                slot=normalise_key(key),
+                value=value,
+                people=people,
+                source=source,
+                kind=row_kind(people, seen["date"], seen["status"]),
+            )
+        )
     return out
 
 
@@ -117,7 +125,7 @@ def _adf_value(nodes: list[dict], seen: dict[str, int], people: list[dict[str, s
             for mark in node.get("marks") or []:
                 href = str(((mark or {}).get("attrs") or {}).get("href") or "") if isinstance(mark, dict) else ""
                 if href.lower().startswith("mailto:"):
-                    address = href[len("mailto:"):].split("?")[0].strip()
+                    address = href[len("mailto:") :].split("?")[0].strip()
                     people.append({"email": address, "name": text if text != address else ""})
             parts.append(text)
         elif kind == "mention":

@@ -9,9 +9,9 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from connectors.atlassian.adf import is_adf
 from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import ConfluenceUser, UserDirectory, user_from_json
-from connectors.atlassian.adf import is_adf
 from connectors.safe_json import as_list
 
 CONTENT_TYPES = {"page": "page", "blogpost": "blogpost", "blog_post": "blogpost", "comment": "comment"}
@@ -24,14 +24,14 @@ class PayloadError(ValueError):
 def parse_time(value: Any) -> dt.datetime | None:
     if value in (None, ""):
         return None
-    if isinstance(value, (int, float)):                  # epoch milliseconds (some Server payloads)
-        return dt.datetime.fromtimestamp(value / 1000, tz=dt.timezone.utc)
+    if isinstance(value, (int, float)):  # epoch milliseconds (some Server payloads)
+        return dt.datetime.fromtimestamp(value / 1000, tz=dt.UTC)
     text = str(value).strip()
     try:
         moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise PayloadError(f"date {text!r} is not an ISO 8601 timestamp") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 def _get(obj: Any, *path: str) -> Any:
@@ -56,8 +56,12 @@ def looks_like_content(obj: Any) -> bool:
     if kind is not None:
         return isinstance(kind, str) and kind in CONTENT_TYPES
     # v2 objects have no type: a page has spaceId+title; a comment has pageId/blogPostId or a comment body
-    return bool(("spaceId" in obj and "title" in obj and ("version" in obj or "body" in obj or "authorId" in obj))
-                or "pageId" in obj or "blogPostId" in obj or "parentCommentId" in obj)
+    return bool(
+        ("spaceId" in obj and "title" in obj and ("version" in obj or "body" in obj or "authorId" in obj))
+        or "pageId" in obj
+        or "blogPostId" in obj
+        or "parentCommentId" in obj
+    )
 
 
 def v2_kind(obj: Mapping) -> str:
@@ -79,8 +83,9 @@ def restricted_v1(obj: Mapping) -> tuple[bool, str]:
     return bool(who), ", ".join(who)
 
 
-def content_from_json(obj: Mapping, users: UserDirectory, spaces: Mapping[str, tuple[str, str]] | None = None,
-                      base_url: str | None = None) -> ContentVersion:
+def content_from_json(
+    obj: Mapping, users: UserDirectory, spaces: Mapping[str, tuple[str, str]] | None = None, base_url: str | None = None
+) -> ContentVersion:
     """v1 or v2 object -> ContentVersion; raises PayloadError when it cannot be one."""
     if not isinstance(obj, Mapping):
         raise PayloadError("not a JSON object")
@@ -118,14 +123,19 @@ def content_from_json(obj: Mapping, users: UserDirectory, spaces: Mapping[str, t
         if webui.startswith("/spaces/"):
             space_key = webui.split("/")[2] or None
 
-    ancestors = [(str(a.get("id")), str(a.get("title") or "")) for a in as_list(obj.get("ancestors"), "ancestors")
-                 if isinstance(a, Mapping) and a.get("id") and a.get("type", "page") in ("page", "blogpost", "folder")]
+    ancestors = [
+        (str(a.get("id")), str(a.get("title") or ""))
+        for a in as_list(obj.get("ancestors"), "ancestors")
+        if isinstance(a, Mapping) and a.get("id") and a.get("type", "page") in ("page", "blogpost", "folder")
+    ]
     if not ancestors and obj.get("parentId") and obj.get("parentType", "page") == "page":
         ancestors = [(str(obj["parentId"]), "")]
 
-    labels = [str(label.get("name") or label.get("label")) for label in
-              _results(_get(obj, "metadata", "labels")) or _results(obj.get("labels"))
-              if isinstance(label, Mapping) and (label.get("name") or label.get("label"))]
+    labels = [
+        str(label.get("name") or label.get("label"))
+        for label in _results(_get(obj, "metadata", "labels")) or _results(obj.get("labels"))
+        if isinstance(label, Mapping) and (label.get("name") or label.get("label"))
+    ]
     storage = _get(obj, "body", "storage", "value")
     adf = None
     text = None
@@ -145,11 +155,15 @@ def content_from_json(obj: Mapping, users: UserDirectory, spaces: Mapping[str, t
     attachments = []
     for att in _results(_get(obj, "children", "attachment")):
         if isinstance(att, Mapping) and att.get("title"):
-            attachments.append(AttachmentInfo(
-                name=str(att["title"]), id=str(att.get("id") or "") or None,
-                version=_get(att, "version", "number"),
-                media_type=_get(att, "extensions", "mediaType") or _get(att, "metadata", "mediaType"),
-                size=_get(att, "extensions", "fileSize")))
+            attachments.append(
+                AttachmentInfo(
+                    name=str(att["title"]),
+                    id=str(att.get("id") or "") or None,
+                    version=_get(att, "version", "number"),
+                    media_type=_get(att, "extensions", "mediaType") or _get(att, "metadata", "mediaType"),
+                    size=_get(att, "extensions", "fileSize"),
+                )
+            )
 
     container = obj.get("container") if isinstance(obj.get("container"), Mapping) else {}
     container_id = obj.get("pageId") or obj.get("blogPostId") or (container.get("id") if container else None)
@@ -158,25 +172,51 @@ def content_from_json(obj: Mapping, users: UserDirectory, spaces: Mapping[str, t
         parent_comment = container.get("id")
         container_id = None
     location = _get(obj, "extensions", "location")
-    selection = (_get(obj, "extensions", "inlineProperties", "originalSelection")
-                 or _get(obj, "inlineCommentProperties", "textSelection")
-                 or _get(obj, "properties", "inlineOriginalSelection"))
+    selection = (
+        _get(obj, "extensions", "inlineProperties", "originalSelection")
+        or _get(obj, "inlineCommentProperties", "textSelection")
+        or _get(obj, "properties", "inlineOriginalSelection")
+    )
     if location is None and kind == "comment":
-        location = "inline" if (selection or "inlineCommentProperties" in obj or "resolutionStatus" in obj
-                                and "inline" in str(_get(obj, "_links", "self") or "")) else "footer"
+        location = (
+            "inline"
+            if (
+                selection
+                or "inlineCommentProperties" in obj
+                or "resolutionStatus" in obj
+                and "inline" in str(_get(obj, "_links", "self") or "")
+            )
+            else "footer"
+        )
     resolution = _get(obj, "extensions", "resolution", "status") or obj.get("resolutionStatus")
     webui = _get(obj, "_links", "webui")
     base = _get(obj, "_links", "base") or base_url
     url = f"{str(base).rstrip('/')}{webui}" if webui and base else None
 
     return ContentVersion(
-        id=ident, type=kind, status=str(obj.get("status") or "current"), title=str(obj.get("title") or ""),
-        version=number, version_message=str(version.get("message") or ""), created_at=created_at,
-        version_at=version_at, author=author, editor=editor, owner=owner, space_key=space_key,
-        space_name=space_name, ancestors=ancestors, labels=labels,
-        storage=storage if isinstance(storage, str) else None, adf=adf, text=text, body_source=body_source,
+        id=ident,
+        type=kind,
+        status=str(obj.get("status") or "current"),
+        title=str(obj.get("title") or ""),
+        version=number,
+        version_message=str(version.get("message") or ""),
+        created_at=created_at,
+        version_at=version_at,
+        author=author,
+        editor=editor,
+        owner=owner,
+        space_key=space_key,
+        space_name=space_name,
+        ancestors=ancestors,
+        labels=labels,
+        storage=storage if isinstance(storage, str) else None,
+        adf=adf,
+        text=text,
+        body_source=body_source,
         attachments=attachments,
-        restricted=restricted, restriction=restriction, url=url,
+        restricted=restricted,
+        restriction=restriction,
+        url=url,
         container_id=str(container_id) if container_id else None,
         container_title=container.get("title") if container else None,
         parent_comment_id=str(parent_comment) if parent_comment else None,
@@ -207,8 +247,19 @@ def find_content(value: Any, path: str = "$") -> Iterator[tuple[str, Mapping]]:
             yield path, value
             return
         for key, child in value.items():
-            if key in ("_links", "_expandable", "space", "ancestors", "container", "version", "history",
-                       "body", "metadata", "restrictions", "extensions"):
+            if key in (
+                "_links",
+                "_expandable",
+                "space",
+                "ancestors",
+                "container",
+                "version",
+                "history",
+                "body",
+                "metadata",
+                "restrictions",
+                "extensions",
+            ):
                 continue
             yield from find_content(child, f"{path}.{key}")
     elif isinstance(value, list):
@@ -222,7 +273,7 @@ def users_in(value: Any, users: UserDirectory) -> None:
         if value.get("accountId") and (value.get("displayName") or value.get("publicName") or value.get("email")):
             try:
                 users.add(user_from_json(value))
-            except ValueError:          # a malformed user names no one; content that points to it fails by itself
+            except ValueError:  # a malformed user names no one; content that points to it fails by itself
                 pass
         for child in value.values():
             users_in(child, users)
@@ -237,7 +288,11 @@ def space_map(value: Any) -> dict[str, tuple[str, str]]:
 
     def walk(v: Any) -> None:
         if isinstance(v, Mapping):
-            if v.get("key") and v.get("id") and v.get("type") in ("global", "personal", "collaboration", "knowledge_base"):
+            if (
+                v.get("key")
+                and v.get("id")
+                and v.get("type") in ("global", "personal", "collaboration", "knowledge_base")
+            ):
                 out[str(v["id"])] = (str(v["key"]), str(v.get("name") or v["key"]))
             for child in v.values():
                 walk(child)
@@ -249,5 +304,13 @@ def space_map(value: Any) -> dict[str, tuple[str, str]]:
     return out
 
 
-__all__ = ["content_from_json", "find_content", "looks_like_content", "parse_time", "PayloadError", "users_in",
-           "space_map", "ConfluenceUser"]
+__all__ = [
+    "content_from_json",
+    "find_content",
+    "looks_like_content",
+    "parse_time",
+    "PayloadError",
+    "users_in",
+    "space_map",
+    "ConfluenceUser",
+]

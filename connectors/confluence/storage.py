@@ -19,8 +19,24 @@ from connectors.confluence.page_properties import PropertyRow, iso_date
 from connectors.confluence.storage_macros import _MacroRenderer
 from connectors.confluence.storage_xml import _attr, _local, _strip_tags, parse_storage, tidy
 
-_BLOCKS = {"p", "div", "blockquote", "pre", "section", "article", "header", "footer", "address", "figure",
-           "figcaption", "dl", "dt", "dd", "center", "hr"}
+_BLOCKS = {
+    "p",
+    "div",
+    "blockquote",
+    "pre",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "address",
+    "figure",
+    "figcaption",
+    "dl",
+    "dt",
+    "dd",
+    "center",
+    "hr",
+}
 _OWNER_KEYS = ("owner", "page owner", "document owner", "doc owner")
 
 UserLookup = Callable[[Mapping[str, str]], str | None]
@@ -31,15 +47,15 @@ class StorageText(BaseModel):
     """The text of one storage body and what it names."""
 
     text: str = ""
-    references: list[str] = Field(default_factory=list)        # canonical ids: confluence:page:1, attachment:name:x
+    references: list[str] = Field(default_factory=list)  # canonical ids: confluence:page:1, attachment:name:x
     users: list[dict[str, str]] = Field(default_factory=list)  # mentioned users (ri:user attributes + display name)
-    attachments: list[dict[str, str]] = Field(default_factory=list)   # {file_name, version?}
-    includes: list[str] = Field(default_factory=list)          # references of included pages (never fetched)
-    macros: list[str] = Field(default_factory=list)            # macro names seen (sorted, unique)
-    properties: dict[str, str] = Field(default_factory=dict)   # page-properties table: key -> text
+    attachments: list[dict[str, str]] = Field(default_factory=list)  # {file_name, version?}
+    includes: list[str] = Field(default_factory=list)  # references of included pages (never fetched)
+    macros: list[str] = Field(default_factory=list)  # macro names seen (sorted, unique)
+    properties: dict[str, str] = Field(default_factory=dict)  # page-properties table: key -> text
     property_users: dict[str, list[dict[str, str]]] = Field(default_factory=dict)  # key -> users named in the row
-    property_rows: list[PropertyRow] = Field(default_factory=list)   # details rows, then key/value tables, in order
-    degraded: str | None = None                                # why the tree parse was not used, if it was not
+    property_rows: list[PropertyRow] = Field(default_factory=list)  # details rows, then key/value tables, in order
+    degraded: str | None = None  # why the tree parse was not used, if it was not
 
 
 class _Renderer(_MacroRenderer):
@@ -50,7 +66,7 @@ class _Renderer(_MacroRenderer):
         self.out = StorageText()
         self.macros: set[str] = set()
         self.depth = 0
-        self.fact = False                    # rendering a property value for a sentence (see value())
+        self.fact = False  # rendering a property value for a sentence (see value())
         self.fact_seen = {"date": 0, "status": 0}
         self.fact_mailto: list[dict[str, str]] = []
         self.in_details = 0
@@ -82,7 +98,7 @@ class _Renderer(_MacroRenderer):
         name = self.users(attrs) if self.users is not None else None
         shown = name or attrs.get("username") or "user"
         self.out.users.append({**attrs, "name": name or ""})
-        if self.fact:                        # a sentence names the person by whatever identifies them
+        if self.fact:  # a sentence names the person by whatever identifies them
             return name or attrs.get("username") or attrs.get("account-id") or attrs.get("userkey") or "user"
         return shown
 
@@ -105,7 +121,7 @@ class _Renderer(_MacroRenderer):
     def node(self, el: Any) -> str:
         self.depth += 1
         try:
-            if self.depth > 200:            # pathological nesting: keep the words, drop the structure
+            if self.depth > 200:  # pathological nesting: keep the words, drop the structure
                 return " ".join("".join(el.itertext()).split())
             prefix, name = _local(el.tag)
             if not name:
@@ -135,13 +151,13 @@ class _Renderer(_MacroRenderer):
             label = self.inline(el)
             href = (el.get("href") or "").strip()
             if self.fact and href.lower().startswith("mailto:"):
-                address = href[len("mailto:"):].split("?")[0].strip()
+                address = href[len("mailto:") :].split("?")[0].strip()
                 self.fact_mailto.append({"email": address, "name": label if label != address else ""})
                 return label or address
-            if href and not href.startswith("#") and href not in label:   # as the ADF converter shows a link
+            if href and not href.startswith("#") and href not in label:  # as the ADF converter shows a link
                 return f"{label} ({href})" if label else href
             return label
-        if name == "code" and not self.fact:      # inline code, marked as the ADF text marks it
+        if name == "code" and not self.fact:  # inline code, marked as the ADF text marks it
             inner = self.children(el)
             return f"`{inner}`" if inner.strip() else inner
         if name == "time":
@@ -192,7 +208,7 @@ class _Renderer(_MacroRenderer):
             if cells:
                 rows.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
                 if len(rows) == 1 and all(_local(c.tag)[1] == "th" for c in found):
-                    rows.append("|" + "---|" * len(found))          # a header row, marked as the ADF text marks it
+                    rows.append("|" + "---|" * len(found))  # a header row, marked as the ADF text marks it
         return "\n".join(rows)
 
     def ri(self, el: Any, name: str) -> str:
@@ -229,8 +245,9 @@ class _Renderer(_MacroRenderer):
         return self.out
 
 
-def storage_to_text(markup: str, *, users: UserLookup | None = None, pages: PageLookup | None = None,
-                    space_key: str | None = None) -> StorageText:
+def storage_to_text(
+    markup: str, *, users: UserLookup | None = None, pages: PageLookup | None = None, space_key: str | None = None
+) -> StorageText:
     """Convert one storage body. users maps ri:user attributes to a display name; pages maps (space, title) to an id."""
     root, reason = parse_storage(markup)
     if root is not None:

@@ -10,12 +10,38 @@ from connectors.confluence.page_properties import PropertyRow, is_key_value_tabl
 from connectors.confluence.storage_xml import _attr, _local
 
 # Labelled as Confluence Cloud (and its ADF) names them: the storage "note" macro is the yellow warning panel, etc.
-_PANELS = {"info": "Info", "note": "Warning", "warning": "Error", "tip": "Success", "panel": "Panel",
-           "success": "Success", "error": "Error"}
-_ADF_PANELS = {"info": "Info", "note": "Note", "warning": "Warning", "error": "Error", "success": "Success",
-               "tip": "Tip", "custom": "Panel"}
-_SKIPPED_MACROS = {"toc", "children", "pagetree", "recently-updated", "contentbylabel", "anchor", "livesearch",
-                   "create-from-template", "pagetreesearch", "attachments", "gallery", "toc-zone"}
+_PANELS = {
+    "info": "Info",
+    "note": "Warning",
+    "warning": "Error",
+    "tip": "Success",
+    "panel": "Panel",
+    "success": "Success",
+    "error": "Error",
+}
+_ADF_PANELS = {
+    "info": "Info",
+    "note": "Note",
+    "warning": "Warning",
+    "error": "Error",
+    "success": "Success",
+    "tip": "Tip",
+    "custom": "Panel",
+}
+_SKIPPED_MACROS = {
+    "toc",
+    "children",
+    "pagetree",
+    "recently-updated",
+    "contentbylabel",
+    "anchor",
+    "livesearch",
+    "create-from-template",
+    "pagetreesearch",
+    "attachments",
+    "gallery",
+    "toc-zone",
+}
 _INCLUDES = {"include", "excerpt-include"}
 _PROPERTY_MACROS = {"details", "page-properties"}
 
@@ -33,7 +59,7 @@ class _MacroRenderer:
             label = target or alt
             if not (label or caption):
                 return ""
-            return f"[attachment: {label or 'image'}]" + (f" {caption}" if caption else "")   # as ADF media show
+            return f"[attachment: {label or 'image'}]" + (f" {caption}" if caption else "")  # as ADF media show
         if name in ("structured-macro", "macro"):
             return self.macro(el)
         if name == "task-list":
@@ -51,13 +77,19 @@ class _MacroRenderer:
             return _attr(el, "ac", "emoji-fallback") or ""
         if name in ("plain-text-body", "plain-text-link-body"):
             return "".join(el.itertext())
-        if name == "adf-extension":            # prefer the fallback a reader without ADF support would show
+        if name == "adf-extension":  # prefer the fallback a reader without ADF support would show
             fallback = [c for c in el if _local(c.tag)[1] == "adf-fallback"]
             inner = self.children(fallback[0]) if fallback else self.children(el)
             node = next((c for c in el if _local(c.tag)[1] == "adf-node"), None)
             if node is not None and node.get("type") == "panel":
-                kind = next(((c.text or "").strip() for c in node if _local(c.tag)[1] == "adf-attribute"
-                             and _attr(c, "", "key") == "panel-type"), "")
+                kind = next(
+                    (
+                        (c.text or "").strip()
+                        for c in node
+                        if _local(c.tag)[1] == "adf-attribute" and _attr(c, "", "key") == "panel-type"
+                    ),
+                    "",
+                )
                 return f"\n[{_ADF_PANELS.get(kind, 'Panel')}] {' '.join(inner.split())}\n"
             return inner
         if name in ("layout-section", "layout-cell"):
@@ -83,7 +115,8 @@ class _MacroRenderer:
             if _local(child.tag) == ("ac", "parameter"):
                 key = (_attr(child, "ac", "name") or "").strip()
                 out[key] = " ".join("".join(self.node(c) for c in child).split()) or " ".join(
-                    "".join(child.itertext()).split())
+                    "".join(child.itertext()).split()
+                )
         return out
 
     def macro(self, el: Any) -> str:
@@ -101,7 +134,7 @@ class _MacroRenderer:
                 self.fact_seen["status"] += 1
                 return title
             return f"[{title.upper()}]" if title else ""
-        if name == "expand":                    # as ADF shows an expand: its title, then its body
+        if name == "expand":  # as ADF shows an expand: its title, then its body
             title = params.get("title", "")
             inner = "".join(self.node(b) for b in bodies).strip()
             return f"\n{title}\n{inner}\n" if title else f"\n{inner}\n"
@@ -148,8 +181,11 @@ class _MacroRenderer:
 
     def key_value_table(self, table: Any) -> None:
         """A table of header-cell/value-cell rows holds page properties too (without the macro)."""
-        rows = [[(_local(c.tag)[1], c) for c in row if _local(c.tag)[1] in ("td", "th")]
-                for row in table.iter() if _local(row.tag)[1] == "tr"]
+        rows = [
+            [(_local(c.tag)[1], c) for c in row if _local(c.tag)[1] in ("td", "th")]
+            for row in table.iter()
+            if _local(row.tag)[1] == "tr"
+        ]
         if is_key_value_table(rows):
             for (_, key_cell), (_, value_cell) in rows:
                 self.property(key_cell, value_cell, "table")
@@ -159,12 +195,13 @@ class _MacroRenderer:
         if not key:
             return
         value, people, kind = self.value(value_cell)
-        if source == "details":                   # the declared owner comes from the macro only
+        if source == "details":  # the declared owner comes from the macro only
             self.out.properties.setdefault(key, value)
             if people and key not in self.out.property_users:
                 self.out.property_users[key] = people
-        self.out.property_rows.append(PropertyRow(key=key, slot=normalise_key(key), value=value, kind=kind,
-                                                  people=people, source=source))
+        self.out.property_rows.append(
+            PropertyRow(key=key, slot=normalise_key(key), value=value, kind=kind, people=people, source=source)
+        )
 
     def value(self, cell: Any) -> "tuple[str, list[dict[str, str]], str]":
         """A property value for a sentence (ISO dates, status titles, names) and the people it names."""
@@ -176,6 +213,6 @@ class _MacroRenderer:
         finally:
             self.fact = False
         people = [{k: v for k, v in u.items() if v} for u in self.out.users[before_users:]] + self.fact_mailto
-        del self.out.users[before_users:]           # counted again when the body renders
+        del self.out.users[before_users:]  # counted again when the body renders
         self.out.references[:], self.out.attachments[:] = before_refs, before_files
         return text, people, row_kind(people, self.fact_seen["date"], self.fact_seen["status"])

@@ -56,10 +56,13 @@ def parse_storage(markup: str) -> tuple[Any | None, str | None]:
     """The wrapped tree, or (None, reason). Unknown prefixes (e.g. 'fab:') are stripped so the XML stays well formed."""
     text = _named_entities(markup or "")
     text = re.sub(r"<\?xml[^>]*\?>", "", text)
-    text = _UNBOUND_PREFIX.sub(lambda m: f"<{m.group(1)}{m.group(2)}:" if m.group(2) in ("ac", "ri", "at")
-                               else f"<{m.group(1)}{m.group(2)}-", text)
-    parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True, huge_tree=True, remove_comments=True,
-                             remove_pis=True)
+    text = _UNBOUND_PREFIX.sub(
+        lambda m: f"<{m.group(1)}{m.group(2)}:" if m.group(2) in ("ac", "ri", "at") else f"<{m.group(1)}{m.group(2)}-",
+        text,
+    )
+    parser = etree.XMLParser(
+        recover=True, resolve_entities=False, no_network=True, huge_tree=True, remove_comments=True, remove_pis=True
+    )
     try:
         root = etree.fromstring((_WRAP_OPEN + text + _WRAP_CLOSE).encode("utf-8"), parser)
     except (etree.XMLSyntaxError, ValueError) as exc:

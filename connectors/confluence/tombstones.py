@@ -12,8 +12,7 @@ from pydantic import BaseModel
 
 class Tombstone(BaseModel):
     source: str = "confluence"
-    source_key: str                                   # page / blog post / comment id
+    source_key: str  # page / blog post / comment id
     kind: str = "page"
     reason: Literal["trashed", "deleted", "missing", "purged"] = "deleted"
     detected_at: dt.datetime | None = None
-

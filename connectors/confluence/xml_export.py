@@ -20,18 +20,28 @@ from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import ConfluenceUser, UserDirectory
 
 PAGE_CLASSES = {"Page": "page", "BlogPost": "blogpost", "Comment": "comment"}
-KEPT_CLASSES = set(PAGE_CLASSES) | {"Space", "BodyContent", "ConfluenceUserImpl", "InternalUser", "User", "Label",
-                                    "Labelling", "ContentPermissionSet", "ContentPermission", "Attachment",
-                                    "ContentProperty"}
+KEPT_CLASSES = set(PAGE_CLASSES) | {
+    "Space",
+    "BodyContent",
+    "ConfluenceUserImpl",
+    "InternalUser",
+    "User",
+    "Label",
+    "Labelling",
+    "ContentPermissionSet",
+    "ContentPermission",
+    "Attachment",
+    "ContentProperty",
+}
 STORAGE_BODY_TYPE = "2"
-MAX_OBJECT_BYTES = 64 << 20       # one <object> (a page body with its properties); Confluence itself caps bodies far lower
+MAX_OBJECT_BYTES = 64 << 20  # one <object> (a page body with its properties); Confluence itself caps bodies far lower
 
 
 class ExportObject(BaseModel):
     cls: str
     id: str
     props: dict[str, str] = Field(default_factory=dict)
-    refs: dict[str, tuple[str, str]] = Field(default_factory=dict)      # property -> (class, id)
+    refs: dict[str, tuple[str, str]] = Field(default_factory=dict)  # property -> (class, id)
     lists: dict[str, list[tuple[str, str]]] = Field(default_factory=dict)
 
 
@@ -65,7 +75,9 @@ def _parse_object(el: Any) -> ExportObject:
                 obj.props[name] = child.text or ""
         elif tag == "collection":
             name = child.get("name") or ""
-            obj.lists[name] = [(e.get("class") or "", (e.findtext("id") or "").strip()) for e in child.findall("element")]
+            obj.lists[name] = [
+                (e.get("class") or "", (e.findtext("id") or "").strip()) for e in child.findall("element")
+            ]
     obj.id = ident
     return obj
 
@@ -81,8 +93,9 @@ class _ObjectBound:
         data = self.stream.read(size if size and size > 0 else 1 << 16)
         self.since += len(data)
         if self.since > self.limit:
-            raise XmlExportError(f"entities.xml has an object over {self.limit:,} bytes (or none closes): "
-                                 "not read further")
+            raise XmlExportError(
+                f"entities.xml has an object over {self.limit:,} bytes (or none closes): not read further"
+            )
         return data
 
 
@@ -90,8 +103,15 @@ def iter_objects(stream: IO[bytes], max_object_bytes: int = MAX_OBJECT_BYTES) ->
     """Stream the kept objects of entities.xml. Raises XmlExportError when the XML breaks or an object is too big."""
     bounded = _ObjectBound(stream, max_object_bytes)
     try:
-        for _event, el in etree.iterparse(bounded, events=("end",), tag="object", huge_tree=True, recover=False,
-                                          resolve_entities=False, no_network=True):
+        for _event, el in etree.iterparse(
+            bounded,
+            events=("end",),
+            tag="object",
+            huge_tree=True,
+            recover=False,
+            resolve_entities=False,
+            no_network=True,
+        ):
             bounded.since = 0
             if el.get("class") in KEPT_CLASSES:
                 yield _parse_object(el)
@@ -114,12 +134,12 @@ class XmlExport:
         self.bodies: dict[str, str] = {}
         self.labels: dict[str, str] = {}
         self.content_labels: dict[str, list[str]] = defaultdict(list)
-        self.permission_sets: dict[str, str] = {}                 # set id -> owning content id (View sets only)
-        self.readers: dict[str, list[str]] = defaultdict(list)    # content id -> who may read
+        self.permission_sets: dict[str, str] = {}  # set id -> owning content id (View sets only)
+        self.readers: dict[str, list[str]] = defaultdict(list)  # content id -> who may read
         self.attachments: dict[str, list[AttachmentInfo]] = defaultdict(list)
         self.att_props: dict[str, dict[str, str]] = defaultdict(dict)
         self.content_props: dict[str, dict[str, str]] = defaultdict(dict)
-        self._internal: dict[str, tuple[str, str]] = {}           # username -> (display name, email)
+        self._internal: dict[str, tuple[str, str]] = {}  # username -> (display name, email)
         self._att_objects: list[ExportObject] = []
         self._permissions: list[ExportObject] = []
         self.titles: dict[tuple[str | None, str], str] = {}
@@ -134,7 +154,7 @@ class XmlExport:
             raise XmlExportError(f"date {text!r} is not a date") from None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=self.tz)
-        return moment.astimezone(dt.timezone.utc)
+        return moment.astimezone(dt.UTC)
 
     def load(self, stream: IO[bytes]) -> None:
         for obj in iter_objects(stream, self.max_object_bytes):
@@ -148,12 +168,19 @@ class XmlExport:
             elif cls == "Space":
                 self.spaces[obj.id] = (obj.props.get("key", "").strip(), obj.props.get("name", "").strip())
             elif cls == "ConfluenceUserImpl":
-                self.users.add(ConfluenceUser(key=obj.id, username=obj.props.get("name") or None,
-                                              email=obj.props.get("email") or None,
-                                              name=obj.props.get("displayName") or None))
+                self.users.add(
+                    ConfluenceUser(
+                        key=obj.id,
+                        username=obj.props.get("name") or None,
+                        email=obj.props.get("email") or None,
+                        name=obj.props.get("displayName") or None,
+                    )
+                )
             elif cls in ("InternalUser", "User"):
                 self._internal[obj.props.get("name", "").strip()] = (
-                    obj.props.get("displayName", "").strip(), obj.props.get("emailAddress", "").strip())
+                    obj.props.get("displayName", "").strip(),
+                    obj.props.get("emailAddress", "").strip(),
+                )
             elif cls == "Label":
                 self.labels[obj.id] = obj.props.get("name", "").strip()
             elif cls == "Labelling":
@@ -180,8 +207,9 @@ class XmlExport:
             for key in list(self.users._by_key):
                 user = self.users._by_key[key]
                 if user.username == username:
-                    self.users.add(ConfluenceUser(key=user.key, username=username, name=display or None,
-                                                  email=email or None))
+                    self.users.add(
+                        ConfluenceUser(key=user.key, username=username, name=display or None, email=email or None)
+                    )
         for perm in self._permissions:
             owning = perm.refs.get("owningSet")
             content = self.permission_sets.get(owning[1]) if owning else None
@@ -189,7 +217,8 @@ class XmlExport:
                 continue
             subject = perm.refs.get("userSubject")
             who = perm.props.get("groupName", "").strip() or (
-                (self.users.resolve(subject[1]).name or subject[1]) if subject else "")
+                (self.users.resolve(subject[1]).name or subject[1]) if subject else ""
+            )
             self.readers[content].append(who or "restricted")
         for att in self._att_objects:
             if att.refs.get("originalVersion") or att.props.get("contentStatus", "current").strip() != "current":
@@ -200,11 +229,15 @@ class XmlExport:
             props = self.content_props.get(att.id, {})
             size = props.get("FILESIZE") or att.props.get("fileSize")
             version = att.props.get("version", "").strip()
-            self.attachments[container[1]].append(AttachmentInfo(
-                name=att.props.get("title", "").strip(), id=att.id,
-                version=int(version) if version.isdigit() else None,
-                media_type=props.get("MEDIA_TYPE") or att.props.get("contentType") or None,
-                size=int(size) if size and size.isdigit() else None))
+            self.attachments[container[1]].append(
+                AttachmentInfo(
+                    name=att.props.get("title", "").strip(),
+                    id=att.id,
+                    version=int(version) if version.isdigit() else None,
+                    media_type=props.get("MEDIA_TYPE") or att.props.get("contentType") or None,
+                    size=int(size) if size and size.isdigit() else None,
+                )
+            )
         by_id = {c.id: c for c in self.contents}
         for obj in self.contents:
             if obj.cls != "Comment" and not obj.refs.get("originalVersion"):
@@ -214,8 +247,7 @@ class XmlExport:
         self._by_id = by_id
 
     def page_id(self, space_key: str | None, title: str) -> str | None:
-        return self.titles.get((space_key, title)) or next(
-            (i for (s, t), i in self.titles.items() if t == title), None)
+        return self.titles.get((space_key, title)) or next((i for (s, t), i in self.titles.items() if t == title), None)
 
     def current_id(self, obj: ExportObject) -> str:
         original = obj.refs.get("originalVersion")
@@ -223,6 +255,7 @@ class XmlExport:
 
     def items(self) -> Iterator[XmlItem]:
         """Content versions in a stable order (current id, version number); drafts are not content yet."""
+
         def order(o: ExportObject) -> tuple:
             v = o.props.get("version", "0").strip()
             return (self.current_id(o).zfill(20), int(v) if v.isdigit() else 0, o.id)
@@ -235,8 +268,11 @@ class XmlExport:
             try:
                 yield XmlItem(version=self.version(obj, key, status), object_id=obj.id, key=key)
             except Exception as exc:  # noqa: BLE001 - becomes a failure for this one object
-                yield XmlItem(object_id=obj.id, key=key, error=f"{type(exc).__name__}: {exc}" if not isinstance(
-                    exc, XmlExportError) else str(exc))
+                yield XmlItem(
+                    object_id=obj.id,
+                    key=key,
+                    error=f"{type(exc).__name__}: {exc}" if not isinstance(exc, XmlExportError) else str(exc),
+                )
 
     def _space(self, obj: ExportObject) -> tuple[str | None, str | None]:
         space = obj.refs.get("space")
@@ -271,30 +307,42 @@ class XmlExport:
         props = self.content_props.get(key, {})
         container = obj.refs.get("containerContent")
         parent_comment = obj.refs.get("parent") if kind == "comment" else None
-        container_id = self.current_id(self._by_id[container[1]]) if container and container[1] in self._by_id else (
-            container[1] if container else None)
+        container_id = (
+            self.current_id(self._by_id[container[1]])
+            if container and container[1] in self._by_id
+            else (container[1] if container else None)
+        )
         container_obj = self._by_id.get(container_id or "")
         if kind == "comment" and container_obj is not None:
             space_key, space_name = self._space(container_obj)
             restricted_readers = self.readers.get(container_id or "", [])
         return ContentVersion(
-            id=key, type=kind, status="current" if status == "historical" else status,
-            title=obj.props.get("title", "").strip(), version=int(number),
+            id=key,
+            type=kind,
+            status="current" if status == "historical" else status,
+            title=obj.props.get("title", "").strip(),
+            version=int(number),
             version_message=obj.props.get("versionComment", "").strip(),
             created_at=self.time(current.props.get("creationDate") or obj.props.get("creationDate")),
             version_at=self.time(obj.props.get("lastModificationDate") or obj.props.get("creationDate")),
             author=self.users.resolve(creator[1]) if creator else None,
-            editor=self.users.resolve(modifier[1]) if modifier else (self.users.resolve(creator[1]) if creator else None),
-            space_key=space_key or None, space_name=space_name or None,
+            editor=self.users.resolve(modifier[1])
+            if modifier
+            else (self.users.resolve(creator[1]) if creator else None),
+            space_key=space_key or None,
+            space_name=space_name or None,
             ancestors=self._ancestors(current) if kind != "comment" else [],
             labels=sorted({self.labels.get(i, "") for i in self.content_labels.get(key, [])} - {""}),
-            storage=self.bodies.get(obj.id, ""), attachments=list(self.attachments.get(key, [])),
-            restricted=bool(restricted_readers), restriction=", ".join(restricted_readers),
+            storage=self.bodies.get(obj.id, ""),
+            attachments=list(self.attachments.get(key, [])),
+            restricted=bool(restricted_readers),
+            restriction=", ".join(restricted_readers),
             container_id=container_id if kind == "comment" else None,
             container_title=container_obj.props.get("title", "").strip() if container_obj is not None else None,
             parent_comment_id=parent_comment[1] if parent_comment else None,
             location=("inline" if props.get("inline-comment", "").lower() == "true" else "footer")
-            if kind == "comment" else None,
+            if kind == "comment"
+            else None,
             inline_selection=props.get("inline-original-selection") or None,
             resolved=(props.get("status", "").lower() == "resolved") if props.get("status") else None,
         )

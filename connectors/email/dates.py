@@ -16,8 +16,10 @@ _ENVELOPE_DATE = re.compile(
     r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\w*,?\s+(\w{3})\w*\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(\d{4})",
     re.IGNORECASE,
 )
-_MONTHS = {m: i for i, m in enumerate(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)
+}
 
 
 def parse_rfc5322_date(value: str | None) -> dt.datetime | None:
@@ -41,8 +43,15 @@ def parse_envelope_date(from_line: str | None) -> dt.datetime | None:
     if month is None:
         return None
     try:
-        return dt.datetime(int(match.group(6)), month, int(match.group(2)), int(match.group(3)),
-                           int(match.group(4)), int(match.group(5) or 0), tzinfo=dt.timezone.utc)
+        return dt.datetime(
+            int(match.group(6)),
+            month,
+            int(match.group(2)),
+            int(match.group(3)),
+            int(match.group(4)),
+            int(match.group(5) or 0),
+            tzinfo=dt.UTC,
+        )
     except ValueError:
         return None
 

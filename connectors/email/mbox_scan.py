@@ -19,11 +19,11 @@ _MAX_LINE = 1 << 20  # lines longer than this are read in pieces: still bounded 
 
 @dataclass
 class MboxMessage:
-    index: int                 # 0-based message number in the stream
-    offset: int                # byte offset of the separator line (or of the first byte when there is none)
-    from_line: str | None      # the separator line without "From " (envelope sender and date), if any
-    data: bytes | None         # the message bytes; None when it was over the size limit
-    size: int                  # message size in bytes (counted even when data was dropped)
+    index: int  # 0-based message number in the stream
+    offset: int  # byte offset of the separator line (or of the first byte when there is none)
+    from_line: str | None  # the separator line without "From " (envelope sender and date), if any
+    data: bytes | None  # the message bytes; None when it was over the size limit
+    size: int  # message size in bytes (counted even when data was dropped)
 
 
 def is_blank(line: bytes) -> bool:
@@ -40,7 +40,7 @@ def iter_mbox(stream: BinaryIO, max_bytes: int = 50_000_000) -> Iterator[MboxMes
     size = 0
     over = False
     previous_blank = True
-    pending_blank: bytes | None = None   # a blank line is held back: it may belong to the next separator
+    pending_blank: bytes | None = None  # a blank line is held back: it may belong to the next separator
 
     def finish() -> MboxMessage | None:
         if from_line is None and (size == 0 or not b"".join(parts).strip()) and not over:

@@ -36,23 +36,51 @@ SOURCE = "email"
 
 # Headers kept verbatim (decoded) in fields["headers"]: list/thread context and client hints.
 KEPT_HEADERS = (
-    "List-Id", "List-Archive", "List-Post", "X-Mailer", "User-Agent", "Organization", "Reply-To", "Sender",
-    "Auto-Submitted", "Precedence", "Importance", "X-Priority", "Thread-Topic", "Thread-Index",
-    "Content-Language", "Archived-At", "X-Original-To", "Delivered-To",
+    "List-Id",
+    "List-Archive",
+    "List-Post",
+    "X-Mailer",
+    "User-Agent",
+    "Organization",
+    "Reply-To",
+    "Sender",
+    "Auto-Submitted",
+    "Precedence",
+    "Importance",
+    "X-Priority",
+    "Thread-Topic",
+    "Thread-Index",
+    "Content-Language",
+    "Archived-At",
+    "X-Original-To",
+    "Delivered-To",
 )
 # Headers whose <URI> values become record links.
 LINK_HEADERS = ("List-Archive", "List-Post", "List-Help", "List-Subscribe", "List-Unsubscribe", "Archived-At")
 # A file is only taken for mail when at least one of these is present (SOURCES.md lists text that is not mail).
 MAIL_HEADERS = {
-    "from", "to", "cc", "bcc", "subject", "date", "message-id", "received", "mime-version", "content-type",
-    "return-path", "sender", "in-reply-to", "references", "delivered-to", "reply-to",
+    "from",
+    "to",
+    "cc",
+    "bcc",
+    "subject",
+    "date",
+    "message-id",
+    "received",
+    "mime-version",
+    "content-type",
+    "return-path",
+    "sender",
+    "in-reply-to",
+    "references",
+    "delivered-to",
+    "reply-to",
 }
 # The synthetic key hashes these plus the body: stable across archives, independent of transport headers.
 SYNTHETIC_KEY_HEADERS = ("From", "To", "Cc", "Subject", "Date")
 
 _URI = re.compile(r"<\s*([a-zA-Z][a-zA-Z0-9+.-]*:[^<>\s]+)\s*>")
 _HEADER_LINE = re.compile(rb"^[\x21-\x39\x3b-\x7e]+[ \t]*:")
-
 
 
 class _CachingHeaderRegistry(HeaderRegistry):
@@ -103,8 +131,8 @@ UTF8_BOM = b"\xef\xbb\xbf"
 
 def record_from_bytes(data: bytes, origin: Origin, from_line: str | None = None) -> SourceRecord | RecordFailure:
     """Parse and convert; never raises (a crash inside the stdlib parser becomes a parse_error failure)."""
-    if data.startswith(UTF8_BOM):         # editors and some exporters write one; it is not part of the first header
-        data = data[len(UTF8_BOM):]
+    if data.startswith(UTF8_BOM):  # editors and some exporters write one; it is not part of the first header
+        data = data[len(UTF8_BOM) :]
     try:
         msg = parse_message(data)
     except Exception as exc:  # noqa: BLE001
@@ -124,8 +152,7 @@ def record_from_message(msg: Message, origin: Origin, from_line: str | None = No
         files = attachments(msg, body_part)
         return build_record(msg, body, body_kind, files, all_defects(msg), origin, from_line)
     except Exception as exc:  # noqa: BLE001 - one message must never stop the export
-        return failure(origin, ErrorClass.parse_error,
-                       f"could not read this message: {type(exc).__name__}: {exc}", key)
+        return failure(origin, ErrorClass.parse_error, f"could not read this message: {type(exc).__name__}: {exc}", key)
 
 
 def build_record(
@@ -149,12 +176,19 @@ def build_record(
         moment, date_source = fallback_date, "container"
     if moment is None:
         if date_source == "unparseable":
-            return failure(origin, ErrorClass.bad_value,
-                           f"Date header {raw_header(headers, 'Date')!r} is not a date, and there is no mbox "
-                           "envelope or Received timestamp to fall back on", own_key)
-        return failure(origin, ErrorClass.missing_field,
-                       "no Date header, no mbox envelope date and no Received timestamp: cannot place this "
-                       "message in time", own_key)
+            return failure(
+                origin,
+                ErrorClass.bad_value,
+                f"Date header {raw_header(headers, 'Date')!r} is not a date, and there is no mbox "
+                "envelope or Received timestamp to fall back on",
+                own_key,
+            )
+        return failure(
+            origin,
+            ErrorClass.missing_field,
+            "no Date header, no mbox envelope date and no Received timestamp: cannot place this message in time",
+            own_key,
+        )
 
     lowered = {n.lower(): (header_text(headers, n) or "") for n in ("Auto-Submitted", "Precedence", "List-Id")}
     senders = [(n, a.lower()) for n, a in header_addresses(headers, "From") if a]

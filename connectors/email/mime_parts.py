@@ -13,8 +13,8 @@ from email.header import decode_header, make_header
 from email.message import EmailMessage, Message
 from email.utils import getaddresses
 
-from connectors.email.html_text import html_to_text
 from ground.records import Attachment
+from transforms.html_text import html_to_text
 
 MAX_DEPTH = 64
 _TAGS = re.compile(r"<[^>]+>")
@@ -174,8 +174,11 @@ def find_body_part(msg: Message) -> Message | None:
                 pass
     if body is None:
         for part in leaf_parts(msg):
-            if part.get_content_maintype() in ("text", "multipart") and not _is_attachment_disposition(part) \
-                    and not _filename(part):
+            if (
+                part.get_content_maintype() in ("text", "multipart")
+                and not _is_attachment_disposition(part)
+                and not _filename(part)
+            ):
                 return part  # a multipart leaf is one whose boundary was never found: its raw text is the body
     return body
 
@@ -189,8 +192,11 @@ def body_text(part: Message | None) -> tuple[str, str]:
     if part.get_content_maintype() == "multipart":
         # Broken boundary: keep the raw text (MIME headers and all) rather than lose the message content.
         lowered = text.lower()
-        return (html_to_text(text), "broken_multipart") if "<html" in lowered or "<body" in lowered \
+        return (
+            (html_to_text(text), "broken_multipart")
+            if "<html" in lowered or "<body" in lowered
             else (text.strip("\n"), "broken_multipart")
+        )
     if subtype == "html":
         return html_to_text(text), "html"
     if subtype == "enriched":
@@ -217,12 +223,14 @@ def attachments(msg: Message, body: Message | None) -> list[Attachment]:
         if not name:
             extension = ".eml" if media_type == "message/rfc822" else mimetypes.guess_extension(media_type) or ".bin"
             name = f"part-{number}{extension}"
-        result.append(Attachment(
-            name=name,
-            size=len(data) if data is not None else None,
-            sha256=hashlib.sha256(data).hexdigest() if data is not None else None,
-            media_type=media_type,
-        ))
+        result.append(
+            Attachment(
+                name=name,
+                size=len(data) if data is not None else None,
+                sha256=hashlib.sha256(data).hexdigest() if data is not None else None,
+                media_type=media_type,
+            )
+        )
     return result
 
 

@@ -12,9 +12,9 @@ from email.message import EmailMessage
 from email.parser import HeaderParser
 from email.utils import format_datetime
 
-from connectors.email.html_text import html_to_text
 from connectors.email.message_record import build_record, failure
 from ground.records import Attachment, ErrorClass, Origin, RecordFailure, SourceRecord
+from transforms.html_text import html_to_text
 
 CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
@@ -34,8 +34,9 @@ def record_from_msg_bytes(data: bytes, origin: Origin) -> SourceRecord | RecordF
         return failure(origin, ErrorClass.parse_error, f"extract-msg could not open it: {type(exc).__name__}: {exc}")
     try:
         if not isinstance(msg, MessageBase):
-            return failure(origin, ErrorClass.unsupported,
-                           f"Outlook item of type {type(msg).__name__} is not a mail message")
+            return failure(
+                origin, ErrorClass.unsupported, f"Outlook item of type {type(msg).__name__} is not a mail message"
+            )
         headers = _headers(msg)
         body = msg.body or ""
         kind = "plain"
@@ -43,10 +44,13 @@ def record_from_msg_bytes(data: bytes, origin: Origin) -> SourceRecord | RecordF
             html = msg.htmlBody
             body, kind = html_to_text(html.decode("utf-8", "replace") if isinstance(html, bytes) else html), "html"
         files = [_attachment(n, a) for n, a in enumerate(msg.attachments)]
-        return build_record(headers, body.replace("\r\n", "\n").strip("\n"), kind, files, [], origin,
-                            fallback_date=msg.date)
+        return build_record(
+            headers, body.replace("\r\n", "\n").strip("\n"), kind, files, [], origin, fallback_date=msg.date
+        )
     except Exception as exc:  # noqa: BLE001
-        return failure(origin, ErrorClass.parse_error, f"could not read this Outlook message: {type(exc).__name__}: {exc}")
+        return failure(
+            origin, ErrorClass.parse_error, f"could not read this Outlook message: {type(exc).__name__}: {exc}"
+        )
     finally:
         try:
             msg.close()
@@ -64,8 +68,13 @@ def _headers(msg) -> EmailMessage:
             parsed = None
     if parsed is None:
         parsed = EmailMessage(policy=policy.default)
-    for name, value in (("Subject", msg.subject), ("From", msg.sender), ("To", msg.to), ("Cc", msg.cc),
-                        ("Message-ID", getattr(msg, "messageId", None))):
+    for name, value in (
+        ("Subject", msg.subject),
+        ("From", msg.sender),
+        ("To", msg.to),
+        ("Cc", msg.cc),
+        ("Message-ID", getattr(msg, "messageId", None)),
+    ):
         if value and parsed.get(name) is None:
             try:
                 parsed[name] = value
@@ -77,12 +86,17 @@ def _headers(msg) -> EmailMessage:
 
 
 def _attachment(number: int, item) -> Attachment:
-    name = getattr(item, "longFilename", None) or getattr(item, "shortFilename", None) \
-        or getattr(item, "name", None) or f"part-{number}.bin"
+    name = (
+        getattr(item, "longFilename", None)
+        or getattr(item, "shortFilename", None)
+        or getattr(item, "name", None)
+        or f"part-{number}.bin"
+    )
     data = getattr(item, "data", None)
     media_type = getattr(item, "mimetype", None) or mimetypes.guess_type(str(name))[0]
     if isinstance(data, bytes):
-        return Attachment(name=str(name), size=len(data), sha256=hashlib.sha256(data).hexdigest(),
-                          media_type=media_type)
+        return Attachment(
+            name=str(name), size=len(data), sha256=hashlib.sha256(data).hexdigest(), media_type=media_type
+        )
     # An embedded Outlook item: a reference by name only (its bytes are a nested container, not a file).
     return Attachment(name=str(name), media_type=media_type or "application/vnd.ms-outlook")

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 from connectors.archives import ArchiveLimits, checked_members, open_zip
-from connectors.files import read_files, walk
-from ground.contract import FileCheckpoint, Item, TimeWindow
 from connectors.email.mbox_scan import iter_mbox
 from connectors.email.message_record import SOURCE, failure, record_from_bytes
 from connectors.email.outlook_msg import CFB_MAGIC, record_from_msg_bytes
+from connectors.files import read_files, walk
+from ground.contract import FileCheckpoint, Item, TimeWindow
 from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 
 MBOX_SUFFIXES = {".mbox", ".mbx"}
@@ -27,8 +27,12 @@ ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 class EmailExportReader:
     source = SOURCE
 
-    def __init__(self, paths: Sequence[str | Path], max_message_bytes: int = 50_000_000,
-                 archive_limits: ArchiveLimits | None = None):
+    def __init__(
+        self,
+        paths: Sequence[str | Path],
+        max_message_bytes: int = 50_000_000,
+        archive_limits: ArchiveLimits | None = None,
+    ):
         self.paths = [Path(p) for p in paths]
         self.max_message_bytes = max_message_bytes
         self.archive_limits = archive_limits or ArchiveLimits()
@@ -87,8 +91,11 @@ class EmailExportReader:
             yield from self._read_mbox(stream, origin)
             return
         if size > self.max_message_bytes:
-            yield failure(origin, ErrorClass.too_large,
-                          f"message of {size:,} bytes is over the {self.max_message_bytes:,}-byte limit")
+            yield failure(
+                origin,
+                ErrorClass.too_large,
+                f"message of {size:,} bytes is over the {self.max_message_bytes:,}-byte limit",
+            )
             return
         data = stream.read(self.max_message_bytes + 1)
         if head.startswith(CFB_MAGIC):
@@ -100,8 +107,11 @@ class EmailExportReader:
         for message in iter_mbox(stream, self.max_message_bytes):
             where = origin.model_copy(update={"index": message.index, "offset": message.offset})
             if message.data is None:
-                yield failure(where, ErrorClass.too_large,
-                              f"message of {message.size:,} bytes is over the {self.max_message_bytes:,}-byte limit")
+                yield failure(
+                    where,
+                    ErrorClass.too_large,
+                    f"message of {message.size:,} bytes is over the {self.max_message_bytes:,}-byte limit",
+                )
                 continue
             yield record_from_bytes(message.data, where, message.from_line)
 

@@ -13,9 +13,10 @@ from typing import Any
 from graphiti_core.driver.driver import GraphDriver, GraphProvider
 from graphiti_core.helpers import parse_db_date
 
-from connectors.graph.config import ConfigError, GraphConfig, validate_group_id
+from connectors.graph.config import ConfigError, GraphConfig
 from connectors.graph.embedded_falkor import EmbeddedFalkor
 from connectors.graph.search_indexes import ensure_vector_indexes
+from ground.identity import validate_group_id
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +41,8 @@ def as_datetime(value: Any) -> dt.datetime | None:
     if parsed is None:
         return None
     if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=dt.timezone.utc)
-    return parsed.astimezone(dt.timezone.utc)
+        return parsed.replace(tzinfo=dt.UTC)
+    return parsed.astimezone(dt.UTC)
 
 
 async def drop_falkor_datetime_indexes(driver: Any, graph_name: str) -> list[str]:
@@ -62,7 +63,7 @@ async def drop_falkor_datetime_indexes(driver: Any, graph_name: str) -> list[str
 
 def utcnow() -> dt.datetime:
     """The system clock of the graph (created_at / expired_at): UTC, injectable in writers and readers."""
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 class GraphBackend:
@@ -92,15 +93,20 @@ class GraphBackend:
             from falkordb.asyncio import FalkorDB
 
             password = self.config.falkor_password.get_secret_value() if self.config.falkor_password else None
-            self._falkor_client = FalkorDB(host=self.config.falkor_host, port=self.config.falkor_port, password=password)
+            self._falkor_client = FalkorDB(
+                host=self.config.falkor_host, port=self.config.falkor_port, password=password
+            )
         elif backend == "neo4j":
             from graphiti_core.driver.neo4j_driver import Neo4jDriver
 
             if self.config.neo4j_password is None:
                 raise ConfigError("backend neo4j needs neo4j_password")
-            self._neo4j = Neo4jDriver(self.config.neo4j_uri, self.config.neo4j_user,
-                                      self.config.neo4j_password.get_secret_value(),
-                                      database=self.config.neo4j_database)
+            self._neo4j = Neo4jDriver(
+                self.config.neo4j_uri,
+                self.config.neo4j_user,
+                self.config.neo4j_password.get_secret_value(),
+                database=self.config.neo4j_database,
+            )
             await self._await_init(self._neo4j)
             await self._neo4j.build_indices_and_constraints()
             await ensure_vector_indexes(self._neo4j, "", self.config.embedding_dim)
@@ -159,7 +165,8 @@ class GraphBackend:
     async def _recorded_dim(self, group_id: str) -> int:
         """The dimension the embedder guard recorded for the group's graph; the configured one for a new group."""
         rows = await self._falkor_client.select_graph(group_id).ro_query(
-            f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN m.embedding_dim", {"g": group_id})
+            f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN m.embedding_dim", {"g": group_id}
+        )
         return int(rows.result_set[0][0]) if rows.result_set else int(self.config.embedding_dim)
 
     async def query(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:

@@ -1,6 +1,5 @@
 """How graphfeed reaches its graph: which backend, which embedder. Secrets are SecretStr and never printed."""
 
-import re
 from pathlib import Path
 from typing import Literal
 
@@ -9,20 +8,9 @@ from pydantic import BaseModel, Field, SecretStr
 from connectors.graph.llm.settings import LLMSettings
 from ground.errors import ConfigError
 
-GROUP_ID_PATTERN = re.compile(r"^[A-Za-z0-9_]+$")
-
 
 class EmbedderMismatch(RuntimeError):
     """The graph was written with another embedder/dimension: mixing vectors breaks cosine search."""
-
-
-def validate_group_id(group_id: str) -> str:
-    """Only [A-Za-z0-9_]: a hyphen silently breaks BM25 on FalkorDB and the id is also the FalkorDB graph name."""
-    if not isinstance(group_id, str) or not GROUP_ID_PATTERN.match(group_id):
-        raise ConfigError(
-            f"group id {group_id!r} is not allowed: use only letters, digits and '_' "
-            "(e.g. 'confluence_PHX', not 'confluence:PHX' or 'acme-prod')")
-    return group_id
 
 
 class GraphConfig(BaseModel):
@@ -76,13 +64,15 @@ class GraphConfig(BaseModel):
             if self.llm is None or not self.llm.enabled:
                 raise ConfigError(
                     f"extraction mode llm/both for {', '.join(llm_sources)} needs an LLM endpoint: set "
-                    "GRAPHFEED_LLM_BASE_URL (any OpenAI-compatible /v1 URL) and GRAPHFEED_LLM_MODEL, or use 'structured'")
+                    "GRAPHFEED_LLM_BASE_URL (any OpenAI-compatible /v1 URL) and GRAPHFEED_LLM_MODEL, or use 'structured'"
+                )
             prices = self.llm.price_table()
             unpriced = [m for m in [*self.llm.models(), self.embedder_model] if not prices.knows(m)]
             if unpriced:
                 raise ConfigError(
                     f"no price for model(s) {', '.join(unpriced)}: budgets need one. Add them to GRAPHFEED_LLM_PRICES "
-                    '(JSON, USD per 1M tokens, e.g. {"my-model": [0.5, 1.5]}; 0 for a free local model)')
+                    '(JSON, USD per 1M tokens, e.g. {"my-model": [0.5, 1.5]}; 0 for a free local model)'
+                )
         if self.backend == "neo4j" and self.neo4j_password is None:
             raise ConfigError("backend neo4j needs neo4j_password")
         return self

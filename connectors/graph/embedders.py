@@ -43,7 +43,7 @@ class NumpyMiniLMEmbedder(EmbedderClient):
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out: list[list[float] | None] = [None] * len(texts)
         for start in range(0, len(order), self.batch):
-            idx = order[start:start + self.batch]
+            idx = order[start : start + self.batch]
             vecs = self.model.encode([texts[i] for i in idx]).astype(float).tolist()
             for i, vec in zip(idx, vecs):
                 out[i] = vec
@@ -63,7 +63,6 @@ class NumpyMiniLMEmbedder(EmbedderClient):
         if len(found) <= self.cache_limit:
             self._cache.update(found)
         return out
-
 
     async def warm(self, texts: list[str]) -> None:
         """Embed texts into the cache ahead of their write (GraphWriter.prefetch)."""
@@ -92,9 +91,15 @@ class ForbiddenLLMClient(LLMClient):
         super().__init__(LLMConfig(api_key="unused", model="none"), cache=False)
         self.calls = 0
 
-    async def _generate_response(self, messages: list, response_model: type[BaseModel] | None = None,
-                                 max_tokens: int = DEFAULT_MAX_TOKENS, model_size: ModelSize = ModelSize.medium,
-                                 *, model: str | None = None) -> dict[str, Any]:
+    async def _generate_response(
+        self,
+        messages: list,
+        response_model: type[BaseModel] | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        model_size: ModelSize = ModelSize.medium,
+        *,
+        model: str | None = None,
+    ) -> dict[str, Any]:
         self.calls += 1
         raise RuntimeError("an LLM call was attempted in graphfeed's structured (no-LLM) graph mode")
 
@@ -107,17 +112,26 @@ def make_embedder(config: GraphConfig) -> EmbedderClient:
     api_key = config.embedder_api_key.get_secret_value() if config.embedder_api_key else None
     if not api_key:
         raise ConfigError("embedder 'openai' needs embedder_api_key (a placeholder works for keyless local servers)")
-    return OpenAIEmbedder(config=OpenAIEmbedderConfig(
-        embedding_model=config.embedder_model, api_key=api_key, base_url=config.embedder_base_url,
-        embedding_dim=config.embedding_dim))
+    return OpenAIEmbedder(
+        config=OpenAIEmbedderConfig(
+            embedding_model=config.embedder_model,
+            api_key=api_key,
+            base_url=config.embedder_base_url,
+            embedding_dim=config.embedding_dim,
+        )
+    )
 
 
 def local_graphiti(driver: Any, embedder: EmbedderClient) -> Any:
     """A Graphiti bound to one driver with local clients only: `Graphiti()` would otherwise build OpenAI clients."""
     from graphiti_core import Graphiti
 
-    return Graphiti(graph_driver=driver, llm_client=ForbiddenLLMClient(), embedder=embedder,
-                    cross_encoder=EmbeddingReranker(embedder))
+    return Graphiti(
+        graph_driver=driver,
+        llm_client=ForbiddenLLMClient(),
+        embedder=embedder,
+        cross_encoder=EmbeddingReranker(embedder),
+    )
 
 
 class UsesEmbedder:

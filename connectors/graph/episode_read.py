@@ -15,7 +15,7 @@ from graphiti_core.search.search_utils import fulltext_query
 from pydantic import BaseModel, Field, field_validator
 
 from connectors.graph.backend import GraphBackend, as_datetime
-from connectors.graph.config import validate_group_id
+from ground.identity import validate_group_id
 from ground.records import as_utc
 
 MAX_LIMIT = 100
@@ -86,8 +86,8 @@ class EpisodeSummary(BaseModel):
     actor_id: str | None = None
     actor_name: str | None = None
     actor_email: str | None = None
-    valid_at: dt.datetime | None = None       # when it happened (the record's own time)
-    created_at: dt.datetime | None = None     # when the graph learned it
+    valid_at: dt.datetime | None = None  # when it happened (the record's own time)
+    created_at: dt.datetime | None = None  # when the graph learned it
     snippet: str = ""
     score: float | None = None
 
@@ -107,7 +107,7 @@ class EpisodeDetail(EpisodeSummary):
     references: list[str] = Field(default_factory=list)
     source_description: str | None = None
     facts: list[SupportedFact] = Field(default_factory=list)
-    other_versions: list[str] = Field(default_factory=list)   # uuids of other episodes with the same source key
+    other_versions: list[str] = Field(default_factory=list)  # uuids of other episodes with the same source key
 
 
 class EpisodePage(BaseModel):
@@ -119,11 +119,21 @@ def _summary(row: dict[str, Any], score: float | None = None) -> EpisodeSummary:
     content = row.get("content") or ""
     snippet = " ".join(content.split())[:SNIPPET_CHARS]
     return EpisodeSummary(
-        uuid=row["uuid"], source_key=row.get("source_key") or "", source=row.get("source"), kind=row.get("kind"),
-        intent=row.get("intent"), intent_confidence=row.get("intent_confidence"), title=row.get("title"),
-        actor_id=row.get("actor_id"), actor_name=row.get("actor_name"), actor_email=row.get("actor_email"),
-        valid_at=as_datetime(row.get("valid_at")), created_at=as_datetime(row.get("created_at")), snippet=snippet,
-        score=score)
+        uuid=row["uuid"],
+        source_key=row.get("source_key") or "",
+        source=row.get("source"),
+        kind=row.get("kind"),
+        intent=row.get("intent"),
+        intent_confidence=row.get("intent_confidence"),
+        title=row.get("title"),
+        actor_id=row.get("actor_id"),
+        actor_name=row.get("actor_name"),
+        actor_email=row.get("actor_email"),
+        valid_at=as_datetime(row.get("valid_at")),
+        created_at=as_datetime(row.get("created_at")),
+        snippet=snippet,
+        score=score,
+    )
 
 
 def capped(limit: int) -> int:
@@ -132,8 +142,9 @@ def capped(limit: int) -> int:
     return min(limit, MAX_LIMIT)
 
 
-async def search_episodes(backend: GraphBackend, group_id: str, query: str, filters: EpisodeFilters | None = None,
-                          limit: int = 10) -> list[EpisodeSummary]:
+async def search_episodes(
+    backend: GraphBackend, group_id: str, query: str, filters: EpisodeFilters | None = None, limit: int = 10
+) -> list[EpisodeSummary]:
     """BM25 over episode content/title through graphiti's `episode_content` full-text index, filters in the query."""
     validate_group_id(group_id)
     limit = capped(limit)
@@ -145,10 +156,11 @@ async def search_episodes(backend: GraphBackend, group_id: str, query: str, filt
     if backend.provider == GraphProvider.NEO4J:
         clauses.insert(0, "e.group_id = $gid")
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-    cypher = (_FULLTEXT_CALL[backend.provider] + f"\nYIELD node AS e, score\n{where}\n"
-              f"RETURN {EPISODE_FIELDS}, score\nORDER BY score DESC, uuid\nLIMIT $limit")
-    rows = await backend.query(group_id, cypher, query=text, limit=limit, pool=FULLTEXT_POOL, gid=group_id,
-                               **params)
+    cypher = (
+        _FULLTEXT_CALL[backend.provider] + f"\nYIELD node AS e, score\n{where}\n"
+        f"RETURN {EPISODE_FIELDS}, score\nORDER BY score DESC, uuid\nLIMIT $limit"
+    )
+    rows = await backend.query(group_id, cypher, query=text, limit=limit, pool=FULLTEXT_POOL, gid=group_id, **params)
     return [_summary(r, float(r["score"])) for r in rows]
 
 
@@ -166,8 +178,13 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
         raise ValueError(f"not a cursor of `episodes list`: {cursor[:40]!r}") from None
 
 
-async def list_episodes(backend: GraphBackend, group_id: str, filters: EpisodeFilters | None = None,
-                        cursor: str | None = None, limit: int = 20) -> EpisodePage:
+async def list_episodes(
+    backend: GraphBackend,
+    group_id: str,
+    filters: EpisodeFilters | None = None,
+    cursor: str | None = None,
+    limit: int = 20,
+) -> EpisodePage:
     """Newest first by the record's own time; `next_cursor` continues after the last one shown."""
     validate_group_id(group_id)
     limit = capped(limit)
@@ -177,8 +194,10 @@ async def list_episodes(backend: GraphBackend, group_id: str, filters: EpisodeFi
         after_time, after_uuid = decode_cursor(cursor)
         clauses.append("(e.valid_at < $after_time OR (e.valid_at = $after_time AND e.uuid < $after_uuid))")
         params.update(after_time=after_time, after_uuid=after_uuid)
-    cypher = (f"MATCH (e:Episodic) WHERE {' AND '.join(clauses)}\nRETURN {EPISODE_FIELDS}\n"
-              "ORDER BY valid_at DESC, uuid DESC\nLIMIT $limit")
+    cypher = (
+        f"MATCH (e:Episodic) WHERE {' AND '.join(clauses)}\nRETURN {EPISODE_FIELDS}\n"
+        "ORDER BY valid_at DESC, uuid DESC\nLIMIT $limit"
+    )
     rows = await backend.query(group_id, cypher, gid=group_id, limit=limit + 1, **params)
     page = [_summary(r) for r in rows[:limit]]
     more = len(rows) > limit and page
@@ -189,25 +208,45 @@ async def get_episode(backend: GraphBackend, group_id: str, id_or_key: str) -> E
     """By episode uuid or by source key (the newest version when a key has several)."""
     validate_group_id(group_id)
     rows = await backend.query(
-        group_id, f"MATCH (e:Episodic) WHERE e.group_id = $gid AND (e.uuid = $key OR e.name = $key)\n"
-                  f"RETURN {EPISODE_FIELDS}, e.references AS references, e.entity_edges AS entity_edges\n"
-                  "ORDER BY valid_at DESC, uuid DESC LIMIT 50", gid=group_id, key=id_or_key.strip())
+        group_id,
+        f"MATCH (e:Episodic) WHERE e.group_id = $gid AND (e.uuid = $key OR e.name = $key)\n"
+        f"RETURN {EPISODE_FIELDS}, e.references AS references, e.entity_edges AS entity_edges\n"
+        "ORDER BY valid_at DESC, uuid DESC LIMIT 50",
+        gid=group_id,
+        key=id_or_key.strip(),
+    )
     if not rows:
         return None
     exact = [r for r in rows if r["uuid"] == id_or_key.strip()]
     row = (exact or rows)[0]
     facts = await backend.query(
-        group_id, "MATCH ()-[r:RELATES_TO]->() WHERE r.uuid IN $uuids AND $episode IN r.episodes\n"
-                  "RETURN r.uuid AS uuid, r.name AS name, r.fact AS fact, r.valid_at AS valid_at, "
-                  "r.invalid_at AS invalid_at, r.created_at AS created_at, r.expired_at AS expired_at",
-        uuids=list(row.get("entity_edges") or []), episode=row["uuid"])
+        group_id,
+        "MATCH ()-[r:RELATES_TO]->() WHERE r.uuid IN $uuids AND $episode IN r.episodes\n"
+        "RETURN r.uuid AS uuid, r.name AS name, r.fact AS fact, r.valid_at AS valid_at, "
+        "r.invalid_at AS invalid_at, r.created_at AS created_at, r.expired_at AS expired_at",
+        uuids=list(row.get("entity_edges") or []),
+        episode=row["uuid"],
+    )
     summary = _summary(row)
     return EpisodeDetail(
-        **summary.model_dump(), content=row.get("content") or "", references=list(row.get("references") or []),
+        **summary.model_dump(),
+        content=row.get("content") or "",
+        references=list(row.get("references") or []),
         source_description=row.get("source_description"),
-        facts=sorted((SupportedFact(uuid=f["uuid"], name=f["name"], fact=f["fact"],
-                                    valid_at=as_datetime(f["valid_at"]), invalid_at=as_datetime(f["invalid_at"]),
-                                    created_at=as_datetime(f["created_at"]),
-                                    expired_at=as_datetime(f["expired_at"])) for f in facts),
-                     key=lambda f: (f.name, f.fact)),
-        other_versions=[r["uuid"] for r in rows if r["uuid"] != row["uuid"]])
+        facts=sorted(
+            (
+                SupportedFact(
+                    uuid=f["uuid"],
+                    name=f["name"],
+                    fact=f["fact"],
+                    valid_at=as_datetime(f["valid_at"]),
+                    invalid_at=as_datetime(f["invalid_at"]),
+                    created_at=as_datetime(f["created_at"]),
+                    expired_at=as_datetime(f["expired_at"]),
+                )
+                for f in facts
+            ),
+            key=lambda f: (f.name, f.fact),
+        ),
+        other_versions=[r["uuid"] for r in rows if r["uuid"] != row["uuid"]],
+    )

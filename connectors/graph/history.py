@@ -95,7 +95,7 @@ def _words(text: str) -> list[str]:
 
 
 def relation_matches(relation: str, name: str) -> bool:
-    """"HAS_CONTACT", "contact", "assignee" ~ ASSIGNED_TO, "owner" ~ OWNED_BY: every word matches a word of the name
+    """ "HAS_CONTACT", "contact", "assignee" ~ ASSIGNED_TO, "owner" ~ OWNED_BY: every word matches a word of the name
     on its first four letters."""
     if relation.strip().upper().replace(" ", "_") == name.upper():
         return True
@@ -103,14 +103,20 @@ def relation_matches(relation: str, name: str) -> bool:
     return bool(asked) and all(any(a[:4] == h[:4] for h in have) for a in asked)
 
 
-SUBJECTS = ("MATCH (s:Entity)-[e:RELATES_TO]->(:Entity) WHERE e.group_id = $g AND e.slot IS NOT NULL "
-            "RETURN DISTINCT s.uuid AS uuid, s.name AS name, e.slot AS slot, e.name AS relation")
-CHAIN = ("MATCH (s:Entity {uuid: $s})-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.slot IS NOT NULL "
-         "RETURN e.uuid AS uuid, e.name AS relation, o.name AS value, e.fact AS fact, e.valid_at AS valid_at, "
-         "e.invalid_at AS invalid_at, e.created_at AS created_at, e.expired_at AS expired_at, "
-         "e.revisions AS revisions, e.episodes AS episodes")
-EPISODES = ("MATCH (n:Episodic) WHERE n.uuid IN $uuids AND n.group_id = $g RETURN n.uuid AS uuid, n.name AS source_key, "
-            "n.source_system AS source, n.valid_at AS valid_at")
+SUBJECTS = (
+    "MATCH (s:Entity)-[e:RELATES_TO]->(:Entity) WHERE e.group_id = $g AND e.slot IS NOT NULL "
+    "RETURN DISTINCT s.uuid AS uuid, s.name AS name, e.slot AS slot, e.name AS relation"
+)
+CHAIN = (
+    "MATCH (s:Entity {uuid: $s})-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.slot IS NOT NULL "
+    "RETURN e.uuid AS uuid, e.name AS relation, o.name AS value, e.fact AS fact, e.valid_at AS valid_at, "
+    "e.invalid_at AS invalid_at, e.created_at AS created_at, e.expired_at AS expired_at, "
+    "e.revisions AS revisions, e.episodes AS episodes"
+)
+EPISODES = (
+    "MATCH (n:Episodic) WHERE n.uuid IN $uuids AND n.group_id = $g RETURN n.uuid AS uuid, n.name AS source_key, "
+    "n.source_system AS source, n.valid_at AS valid_at"
+)
 
 
 async def subjects(backend: GraphBackend, group_id: str) -> list[Subject]:
@@ -129,24 +135,36 @@ def _episode_ids(value: object) -> list[str]:
     return list(value or [])
 
 
-async def fact_history(backend: GraphBackend, group_id: str, subject: str,
-                       relation: str | None = None) -> SlotHistory:
+async def fact_history(backend: GraphBackend, group_id: str, subject: str, relation: str | None = None) -> SlotHistory:
     chosen = choose_subject(subject, await subjects(backend, group_id))
-    rows = [r for r in await backend.query(group_id, CHAIN, g=group_id, s=chosen.uuid)
-            if relation is None or relation_matches(relation, r["relation"])]
+    rows = [
+        r
+        for r in await backend.query(group_id, CHAIN, g=group_id, s=chosen.uuid)
+        if relation is None or relation_matches(relation, r["relation"])
+    ]
     if relation is not None and not rows:
         raise AmbiguousSubject(f"{subject} --relation {relation}", [chosen])
     episode_ids = sorted({ep for r in rows for ep in _episode_ids(r["episodes"])})
     episodes = {}
     if episode_ids:
         for r in await backend.query(group_id, EPISODES, uuids=episode_ids, g=group_id):
-            episodes[r["uuid"]] = SourceEpisode(uuid=r["uuid"], source_key=r["source_key"], source=r["source"],
-                                                valid_at=as_datetime(r["valid_at"]))
-    values = [SlotValue(uuid=r["uuid"], relation=r["relation"], value=r["value"] or "", fact=r["fact"] or "",
-                        valid_at=as_datetime(r["valid_at"]), invalid_at=as_datetime(r["invalid_at"]),
-                        created_at=as_datetime(r["created_at"]), expired_at=as_datetime(r["expired_at"]),
-                        revisions=parse_revisions(r["revisions"]),
-                        episodes=[episodes.get(ep) or SourceEpisode(uuid=ep) for ep in _episode_ids(r["episodes"])])
-              for r in rows]
-    values.sort(key=lambda v: (v.relation, v.valid_at or dt.datetime.min.replace(tzinfo=dt.timezone.utc), v.uuid))
+            episodes[r["uuid"]] = SourceEpisode(
+                uuid=r["uuid"], source_key=r["source_key"], source=r["source"], valid_at=as_datetime(r["valid_at"])
+            )
+    values = [
+        SlotValue(
+            uuid=r["uuid"],
+            relation=r["relation"],
+            value=r["value"] or "",
+            fact=r["fact"] or "",
+            valid_at=as_datetime(r["valid_at"]),
+            invalid_at=as_datetime(r["invalid_at"]),
+            created_at=as_datetime(r["created_at"]),
+            expired_at=as_datetime(r["expired_at"]),
+            revisions=parse_revisions(r["revisions"]),
+            episodes=[episodes.get(ep) or SourceEpisode(uuid=ep) for ep in _episode_ids(r["episodes"])],
+        )
+        for r in rows
+    ]
+    values.sort(key=lambda v: (v.relation, v.valid_at or dt.datetime.min.replace(tzinfo=dt.UTC), v.uuid))
     return SlotHistory(subject=chosen, values=values)

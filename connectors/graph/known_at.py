@@ -39,7 +39,7 @@ class Revision(BaseModel):
 
 
 def _iso(value: dt.datetime | None) -> str:
-    return value.astimezone(dt.timezone.utc).isoformat() if value is not None else ""
+    return value.astimezone(dt.UTC).isoformat() if value is not None else ""
 
 
 def format_revision(at: dt.datetime, invalid_at: dt.datetime | None, expired_at: dt.datetime | None) -> str:
@@ -61,8 +61,14 @@ def parse_revisions(values: Iterable[str] | None) -> list[Revision]:
     return sorted(out, key=lambda r: r.at)
 
 
-def next_revisions(stored: Iterable[str] | None, *, now: dt.datetime, invalid_at: dt.datetime | None,
-                   expired_at: dt.datetime | None, created: bool) -> list[str]:
+def next_revisions(
+    stored: Iterable[str] | None,
+    *,
+    now: dt.datetime,
+    invalid_at: dt.datetime | None,
+    expired_at: dt.datetime | None,
+    created: bool,
+) -> list[str]:
     """The revision list after a write: one entry more when the edge is new or its end/expiry changed."""
     kept = list(stored or [])
     last = parse_revisions(kept)[-1:] if kept else []
@@ -85,10 +91,14 @@ class EdgeClock(BaseModel):
     def of(cls, edge: Any) -> "EdgeClock":
         """From a graphiti EntityEdge (our extra properties are in its attributes)."""
         attrs = getattr(edge, "attributes", None) or {}
-        return cls(created_at=as_datetime(edge.created_at), valid_at=as_datetime(edge.valid_at),
-                   invalid_at=as_datetime(edge.invalid_at), expired_at=as_datetime(edge.expired_at),
-                   source_invalid_at=as_datetime(attrs.get("source_invalid_at")),
-                   revisions=parse_revisions(attrs.get("revisions")))
+        return cls(
+            created_at=as_datetime(edge.created_at),
+            valid_at=as_datetime(edge.valid_at),
+            invalid_at=as_datetime(edge.invalid_at),
+            expired_at=as_datetime(edge.expired_at),
+            source_invalid_at=as_datetime(attrs.get("source_invalid_at")),
+            revisions=parse_revisions(attrs.get("revisions")),
+        )
 
 
 class KnownVersion(BaseModel):
@@ -97,14 +107,16 @@ class KnownVersion(BaseModel):
     valid_at: dt.datetime | None
     invalid_at: dt.datetime | None
     expired_at: dt.datetime | None
-    exact: bool        # False: recorded before revisions were kept, the end shown is what the source gave
+    exact: bool  # False: recorded before revisions were kept, the end shown is what the source gave
 
     @property
     def held(self) -> bool:
         return self.expired_at is None
 
     def holds_at(self, moment: dt.datetime) -> bool:
-        return (self.valid_at is None or self.valid_at <= moment) and (self.invalid_at is None or self.invalid_at > moment)
+        return (self.valid_at is None or self.valid_at <= moment) and (
+            self.invalid_at is None or self.invalid_at > moment
+        )
 
 
 def version_at(edge: EdgeClock, t: dt.datetime) -> KnownVersion | None:
@@ -115,11 +127,10 @@ def version_at(edge: EdgeClock, t: dt.datetime) -> KnownVersion | None:
     if earlier:
         r = earlier[-1]
         return KnownVersion(valid_at=edge.valid_at, invalid_at=r.invalid_at, expired_at=r.expired_at, exact=True)
-    if edge.revisions:      # revisions began after t (an edge from before schema 1.1, re-timed since)
+    if edge.revisions:  # revisions began after t (an edge from before schema 1.1, re-timed since)
         return KnownVersion(valid_at=edge.valid_at, invalid_at=edge.source_invalid_at, expired_at=None, exact=False)
     if edge.expired_at is None or edge.expired_at <= t:
-        return KnownVersion(valid_at=edge.valid_at, invalid_at=edge.invalid_at, expired_at=edge.expired_at,
-                            exact=True)
+        return KnownVersion(valid_at=edge.valid_at, invalid_at=edge.invalid_at, expired_at=edge.expired_at, exact=True)
     return KnownVersion(valid_at=edge.valid_at, invalid_at=edge.source_invalid_at, expired_at=None, exact=False)
 
 
@@ -155,5 +166,11 @@ def known_edges(edges: list[Any], known_at: dt.datetime, as_of: dt.datetime | No
 
 def as_known(hit: Any, version: KnownVersion, known_at: dt.datetime) -> Any:
     """A FactHit showing the interval as known at known_at (created_at stays: when the graph first recorded it)."""
-    return hit.model_copy(update={"invalid_at": version.invalid_at, "expired_at": version.expired_at,
-                                  "known_at": known_at, "interval_exact": version.exact})
+    return hit.model_copy(
+        update={
+            "invalid_at": version.invalid_at,
+            "expired_at": version.expired_at,
+            "known_at": known_at,
+            "interval_exact": version.exact,
+        }
+    )

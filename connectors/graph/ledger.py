@@ -29,15 +29,8 @@ from connectors.graph.ledger_models import LedgerRow, RegisterResult, RunRow, St
 from connectors.graph.ledger_register import LedgerRegister
 from connectors.graph.ledger_reports import LedgerReports
 
-__all__ = [
-    "Ledger",
-    "LedgerRow",
-    "RegisterResult",
-    "RunRow",
-    "Status",
-    "backlog_growing",
-    "ledger_url_for_home",
-]
+__all__ = ["Ledger", "LedgerRow", "RegisterResult", "RunRow", "Status", "backlog_growing", "ledger_url_for_home"]
+
 
 def ledger_url_for_home(home: Path | str) -> str:
     """The default ledger: a SQLite file in the graphfeed home."""
@@ -46,7 +39,7 @@ def ledger_url_for_home(home: Path | str) -> str:
 
 def backlog_growing(recent: Sequence[RunRow], n: int = 3) -> bool:
     """True when the backlog rose at each of the last n runs: ingestion is not keeping up."""
-    ordered = sorted(recent, key=lambda r: r.started_at)[-(n + 1):]
+    ordered = sorted(recent, key=lambda r: r.started_at)[-(n + 1) :]
     if len(ordered) < n + 1:
         return False
     return all(b.backlog > a.backlog for a, b in zip(ordered, ordered[1:]))

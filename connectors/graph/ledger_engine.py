@@ -18,17 +18,17 @@ from ground.records import as_utc
 
 T = TypeVar("T")
 
-CHUNK = 500                       # rows per IN-list / per register transaction
+CHUNK = 500  # rows per IN-list / per register transaction
 CLAIMABLE = (Status.pending.value, Status.failed.value)
 # replay may re-queue these; duplicates and tombstones would ingest an event twice or resurrect a deletion.
 REPLAYABLE = (Status.failed.value, Status.quarantined.value, Status.ingested.value, Status.pending.value)
 BAD_PAYLOAD = "bad_payload"
 _RETRIES = 5
-_PG_RETRYABLE = {"40P01", "40001"}    # deadlock detected, serialization failure
+_PG_RETRYABLE = {"40P01", "40001"}  # deadlock detected, serialization failure
 
 
 def _utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def _now(now: dt.datetime | None) -> dt.datetime:
@@ -98,7 +98,7 @@ class LedgerEngine:
 
     def __init__(self, url: str, *, echo: bool = False) -> None:
         parsed = sa.engine.make_url(url)
-        self.url = parsed.render_as_string(hide_password=True)   # safe to print
+        self.url = parsed.render_as_string(hide_password=True)  # safe to print
         self.dialect = parsed.get_backend_name()
         if self.dialect == "sqlite":
             self._engine = self._sqlite_engine(parsed, echo)
@@ -121,7 +121,7 @@ class LedgerEngine:
 
         @sa.event.listens_for(engine, "connect")
         def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-            dbapi_conn.isolation_level = None       # we issue BEGIN ourselves (below)
+            dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (below)
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA busy_timeout=30000")
@@ -159,9 +159,7 @@ class LedgerEngine:
     def _create_schema(self) -> None:
         def create(conn: sa.Connection) -> None:
             metadata.create_all(conn, checkfirst=True)
-            conn.execute(
-                self._insert(meta).values(key="schema_version", value=SCHEMA_VERSION).on_conflict_do_nothing()
-            )
+            conn.execute(self._insert(meta).values(key="schema_version", value=SCHEMA_VERSION).on_conflict_do_nothing())
 
         try:
             self._write(create)

@@ -21,12 +21,12 @@ MAX_ERROR_HISTORY = 20
 
 
 class Status(str, enum.Enum):
-    pending = "pending"            # registered, not yet in the graph (also: left over by a budget or a killed run)
-    ingested = "ingested"          # written to the graph and marked in the same batch transaction
-    duplicate = "duplicate"        # same (group_id, fingerprint) as an earlier episode: see duplicate_of
-    failed = "failed"              # last attempt failed; claimable again once next_attempt_at has passed
-    quarantined = "quarantined"    # failed max_attempts times; only `replay` brings it back
-    tombstoned = "tombstoned"      # deleted upstream; its facts are to be invalidated in the graph
+    pending = "pending"  # registered, not yet in the graph (also: left over by a budget or a killed run)
+    ingested = "ingested"  # written to the graph and marked in the same batch transaction
+    duplicate = "duplicate"  # same (group_id, fingerprint) as an earlier episode: see duplicate_of
+    failed = "failed"  # last attempt failed; claimable again once next_attempt_at has passed
+    quarantined = "quarantined"  # failed max_attempts times; only `replay` brings it back
+    tombstoned = "tombstoned"  # deleted upstream; its facts are to be invalidated in the graph
 
 
 ALL_STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
@@ -63,26 +63,26 @@ episodes = sa.Table(
     sa.Column("fingerprint", sa.String(), nullable=False, index=True),
     sa.Column("source", sa.String(), nullable=False),
     sa.Column("source_key", sa.Text, nullable=False),
-    sa.Column("source_keys", sa.JSON, nullable=False),          # canonical key first, then every duplicate's key
-    sa.Column("partition", sa.String(), nullable=False),      # UTC day the episode was staged for
+    sa.Column("source_keys", sa.JSON, nullable=False),  # canonical key first, then every duplicate's key
+    sa.Column("partition", sa.String(), nullable=False),  # UTC day the episode was staged for
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("duplicate_of", sa.String(), nullable=True),
     sa.Column("attempts", sa.Integer, nullable=False, default=0),
     sa.Column("replays", sa.Integer, nullable=False, default=0),
     sa.Column("last_error_class", sa.String(64), nullable=True),
     sa.Column("last_error", sa.Text, nullable=True),
-    sa.Column("error_history", sa.JSON, nullable=False),        # survives replay: [{at, attempt, class, message}]
+    sa.Column("error_history", sa.JSON, nullable=False),  # survives replay: [{at, attempt, class, message}]
     sa.Column("tokens_in", sa.Integer, nullable=False, default=0),
     sa.Column("tokens_out", sa.Integer, nullable=False, default=0),
     sa.Column("cost_usd", sa.Float, nullable=False, default=0.0),
     sa.Column("facts_written", sa.Integer, nullable=False, default=0),
-    sa.Column("occurred_at", UTCDateTime, nullable=False),      # Episode.timestamp: claim order (older facts first)
+    sa.Column("occurred_at", UTCDateTime, nullable=False),  # Episode.timestamp: claim order (older facts first)
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("updated_at", UTCDateTime, nullable=False),
     sa.Column("ingested_at", UTCDateTime, nullable=True),
     sa.Column("next_attempt_at", UTCDateTime, nullable=True),
     sa.Column("tombstoned_at", UTCDateTime, nullable=True),
-    sa.Column("payload", sa.JSON, nullable=False),              # the Episode, so a backlog needs no staging files
+    sa.Column("payload", sa.JSON, nullable=False),  # the Episode, so a backlog needs no staging files
     sa.Index("ix_episodes_claim", "status", "occurred_at"),
     sa.Index("ix_episodes_source_key", "source", "source_key"),
     sa.Index("ix_episodes_duplicate_of", "duplicate_of"),
@@ -107,14 +107,11 @@ runs = sa.Table(
     sa.Column("started_at", UTCDateTime, nullable=False),
     sa.Column("finished_at", UTCDateTime, nullable=True),
     sa.Column("counts", sa.JSON, nullable=False),
-    sa.Column("backlog", sa.Integer, nullable=False),           # measured when the run was recorded
+    sa.Column("backlog", sa.Integer, nullable=False),  # measured when the run was recorded
 )
 
 meta = sa.Table(
-    "meta",
-    metadata,
-    sa.Column("key", sa.String(64), primary_key=True),
-    sa.Column("value", sa.Text, nullable=False),
+    "meta", metadata, sa.Column("key", sa.String(64), primary_key=True), sa.Column("value", sa.Text, nullable=False)
 )
 
 

@@ -8,8 +8,17 @@ from typing import Any
 import sqlalchemy as sa
 from pydantic import ValidationError
 
-from connectors.graph.ledger_engine import (BAD_PAYLOAD, CLAIMABLE, LedgerEngine, _chunks, _class_name, _merge_keys,
-                                            _no_nul, _now, clean_error)
+from connectors.graph.ledger_engine import (
+    BAD_PAYLOAD,
+    CLAIMABLE,
+    LedgerEngine,
+    _chunks,
+    _class_name,
+    _merge_keys,
+    _no_nul,
+    _now,
+    clean_error,
+)
 from connectors.graph.ledger_models import MAX_ERROR_HISTORY, RegisterResult, Status, episodes, fingerprints
 from transforms.episode import Episode
 
@@ -39,7 +48,10 @@ class LedgerRegister(LedgerEngine):
             if not fresh:
                 continue
             stamp = _now(now)
-            part = self._write(lambda conn: self._register_chunk(conn, fresh, partition, stamp), retry_integrity=True)
+            part = self._write(
+                lambda conn, fresh=fresh, stamp=stamp: self._register_chunk(conn, fresh, partition, stamp),
+                retry_integrity=True,
+            )
             total.new += part.new
             total.already_known += part.already_known
             total.duplicates += part.duplicates
@@ -62,15 +74,17 @@ class LedgerRegister(LedgerEngine):
         # One multi-row statement: psycopg2 would otherwise send an ON CONFLICT executemany row by row.
         conn.execute(
             self._insert(fingerprints)
-            .values([
-                {"group_id": g, "fingerprint": f, "episode_id": eid, "created_at": now}
-                for (g, f), eid in sorted(wanted.items())
-            ])
+            .values(
+                [
+                    {"group_id": g, "fingerprint": f, "episode_id": eid, "created_at": now}
+                    for (g, f), eid in sorted(wanted.items())
+                ]
+            )
             .on_conflict_do_nothing(index_elements=["group_id", "fingerprint"])
         )
         owner: dict[tuple[str, str], str] = {}
         fps = sorted({f for _, f in wanted})
-        for (g, f, eid) in conn.execute(
+        for g, f, eid in conn.execute(
             sa.select(fingerprints.c.group_id, fingerprints.c.fingerprint, fingerprints.c.episode_id).where(
                 fingerprints.c.fingerprint.in_(fps)
             )
@@ -79,7 +93,7 @@ class LedgerRegister(LedgerEngine):
                 owner[(g, f)] = eid
 
         rows: dict[str, dict[str, Any]] = {}
-        extra_keys: dict[str, list[str]] = {}      # canonical id -> keys its new duplicates bring
+        extra_keys: dict[str, list[str]] = {}  # canonical id -> keys its new duplicates bring
         for ep in fresh:
             canonical = owner[(ep.group_id, ep.fingerprint)]
             own_keys = [_no_nul(k) for k in _merge_keys([ep.metadata.source_key], ep.metadata.duplicate_keys)]
@@ -152,17 +166,14 @@ class LedgerRegister(LedgerEngine):
 
     # ---- claim / mark --------------------------------------------------------------------------------------------
 
-    def claim(
-        self, limit: int, now: dt.datetime | None = None, sources: Sequence[str] | None = None
-    ) -> list[Episode]:
+    def claim(self, limit: int, now: dt.datetime | None = None, sources: Sequence[str] | None = None) -> list[Episode]:
         """Pending episodes plus failed ones whose backoff has passed, oldest event first. Locks nothing (see top)."""
         stamp = _now(now)
         c = episodes.c
         out: list[Episode] = []
         while len(out) < limit:
             cond = sa.or_(
-                c.status == Status.pending.value,
-                sa.and_(c.status == Status.failed.value, c.next_attempt_at <= stamp),
+                c.status == Status.pending.value, sa.and_(c.status == Status.failed.value, c.next_attempt_at <= stamp)
             )
             if sources is not None:
                 cond = sa.and_(cond, c.source.in_(list(sources)))

@@ -6,8 +6,16 @@ from typing import Any
 import sqlalchemy as sa
 
 from connectors.graph.ledger_engine import LedgerEngine
-from connectors.graph.ledger_models import (ALL_STATUSES, BACKLOG_STATUSES, FAILURE_STATUSES, ROW_COLUMNS, LedgerRow,
-                                            RunRow, episodes, runs)
+from connectors.graph.ledger_models import (
+    ALL_STATUSES,
+    BACKLOG_STATUSES,
+    FAILURE_STATUSES,
+    ROW_COLUMNS,
+    LedgerRow,
+    RunRow,
+    episodes,
+    runs,
+)
 from ground.records import as_utc
 from transforms.episode import Episode
 
@@ -74,8 +82,12 @@ class LedgerReports(LedgerEngine):
             if source is not None:
                 query = query.where(c.source == source)
             row = RunRow(
-                run_id=run_id, source=source, partition=partition, started_at=as_utc(started_at),
-                finished_at=None if finished_at is None else as_utc(finished_at), counts=dict(counts or {}),
+                run_id=run_id,
+                source=source,
+                partition=partition,
+                started_at=as_utc(started_at),
+                finished_at=None if finished_at is None else as_utc(finished_at),
+                counts=dict(counts or {}),
                 backlog=int(conn.scalar(query) or 0),
             )
             conn.execute(runs.delete().where(runs.c.run_id == run_id))
@@ -86,8 +98,11 @@ class LedgerReports(LedgerEngine):
 
     def recent_runs(self, source: str | None = None, n: int = 10) -> list[RunRow]:
         """Newest first. source=None means runs recorded without a source (all sources at once)."""
-        query = sa.select(runs).where(
-            runs.c.source.is_(None) if source is None else runs.c.source == source
-        ).order_by(runs.c.started_at.desc(), runs.c.run_id).limit(n)
+        query = (
+            sa.select(runs)
+            .where(runs.c.source.is_(None) if source is None else runs.c.source == source)
+            .order_by(runs.c.started_at.desc(), runs.c.run_id)
+            .limit(n)
+        )
         with self._read() as conn:
             return [RunRow.model_validate(dict(r._mapping)) for r in conn.execute(query)]

@@ -16,8 +16,13 @@ if TYPE_CHECKING:
     from connectors.graph.writer import GraphWriter
 
 
-async def write_llm(w: "GraphWriter", items: list[tuple[Episode, str]], result: BatchResult,
-                    max_cost_usd: float | None, seconds: dict[str, float]) -> None:
+async def write_llm(
+    w: "GraphWriter",
+    items: list[tuple[Episode, str]],
+    result: BatchResult,
+    max_cost_usd: float | None,
+    seconds: dict[str, float],
+) -> None:
     """One episode at a time (graphiti resolves entities against what earlier episodes wrote)."""
     from connectors.graph.llm.budget import stop_reason
 
@@ -30,8 +35,14 @@ async def write_llm(w: "GraphWriter", items: list[tuple[Episode, str]], result: 
                 await write_group(w, episode.group_id, [episode], FactSet(), {episode.id: []}, result)
             result.llm_skipped += 1
             continue
-        reason = stop_reason(source=episode.source, spent_this_call=spent, max_cost_usd=max_cost_usd,
-                             night_caps=settings.max_cost_per_source_night_usd, store=llm.store, now=w.clock())
+        reason = stop_reason(
+            source=episode.source,
+            spent_this_call=spent,
+            max_cost_usd=max_cost_usd,
+            night_caps=settings.max_cost_per_source_night_usd,
+            store=llm.store,
+            now=w.clock(),
+        )
         if reason:
             result.deferred = [e.id for e, _ in items[i:]]
             result.stopped_by = reason
@@ -39,20 +50,28 @@ async def write_llm(w: "GraphWriter", items: list[tuple[Episode, str]], result: 
         t = time.perf_counter()
         before = llm.meter.episodes.get(episode.id, Usage()).model_copy(deep=True)
         try:
-            if mode == "llm":     # graphiti's add_episode(uuid=...) needs the Episodic node to exist
+            if mode == "llm":  # graphiti's add_episode(uuid=...) needs the Episodic node to exist
                 await write_group(w, episode.group_id, [episode], FactSet(), {episode.id: []}, result)
             done = await llm.extractor.extract(episode, mode=mode)
         except (ConfigError, EmbedderMismatch):
             raise
         except Exception as exc:  # noqa: BLE001 - one episode's failure is data for the ledger
             # (an empty message was recorded as "Class: " before failures were typed; the ledger keeps seeing that)
-            result.llm_failed[episode.id] = Failure(error_class=type(exc).__name__,
-                                                    message=str(exc) or f"{type(exc).__name__}: ")
+            result.llm_failed[episode.id] = Failure(
+                error_class=type(exc).__name__, message=str(exc) or f"{type(exc).__name__}: "
+            )
             done = None
         usage = llm.meter.episodes.get(episode.id, Usage()).minus(before)
-        llm.store.record_spend(source=episode.source, episode_id=episode.id, usage=usage, ok=done is not None,
-                               run_id=w.session_id, chunks=done.chunks if done else 0,
-                               content_chars=len(episode.content), at=w.clock())
+        llm.store.record_spend(
+            source=episode.source,
+            episode_id=episode.id,
+            usage=usage,
+            ok=done is not None,
+            run_id=w.session_id,
+            chunks=done.chunks if done else 0,
+            content_chars=len(episode.content),
+            at=w.clock(),
+        )
         result.episode_llm[episode.id] = usage
         result.llm.add(usage)
         spent += usage.cost_usd

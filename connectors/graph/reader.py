@@ -5,27 +5,40 @@ that the graph was written with the embedder this reader uses: vectors of anothe
 """
 
 import datetime as dt
-from collections.abc import Sequence
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from connectors.graph.backend import GraphBackend, utcnow
-from connectors.graph.config import GraphConfig, validate_group_id
+from connectors.graph.config import GraphConfig
 from connectors.graph.embedders import UsesEmbedder, local_graphiti
-from connectors.graph.episode_read import (EpisodeDetail, EpisodeFilters, EpisodePage, EpisodeSummary, get_episode,
-                                           list_episodes, search_episodes)
+from connectors.graph.episode_read import (
+    EpisodeDetail,
+    EpisodeFilters,
+    EpisodePage,
+    EpisodeSummary,
+    get_episode,
+    list_episodes,
+    search_episodes,
+)
 from connectors.graph.history import SlotHistory
 from connectors.graph.pins import check_pins
-
+from ground.identity import validate_group_id
 
 
 class GraphReader(UsesEmbedder):
     """`async with GraphReader(config) as r:` then search_facts / fact_history / search_episodes / get_episode /
     list_episodes. Every call first checks the group's stamp (pins.py): embedder, schema and graphiti-core versions."""
 
-    def __init__(self, config: GraphConfig, *, embedder: Any = None, clock: Callable[[], dt.datetime] = utcnow,
-                 backend: GraphBackend | None = None):
+    def __init__(
+        self,
+        config: GraphConfig,
+        *,
+        embedder: Any = None,
+        clock: Callable[[], dt.datetime] = utcnow,
+        backend: GraphBackend | None = None,
+    ):
         self.config = config.check()
-        self._owns_backend = backend is None          # a shared backend is opened and closed by its owner
+        self._owns_backend = backend is None  # a shared backend is opened and closed by its owner
         self.backend = GraphBackend(config) if backend is None else backend
         self._embedder = embedder
         self.clock = clock
@@ -61,11 +74,19 @@ class GraphReader(UsesEmbedder):
         await check_pins(self.backend, group_id, embedder=self.embedder_name, dim=int(self.config.embedding_dim))
         self._checked.add(group_id)
 
-    check_embedder = check_group        # the name search_facts calls on writers and readers alike
+    check_embedder = check_group  # the name search_facts calls on writers and readers alike
 
-    async def search_facts(self, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                           known_at: dt.datetime | None = None, limit: int = 10, intents: Sequence[str] = (),
-                           sources: Sequence[str] = ()) -> list:
+    async def search_facts(
+        self,
+        query: str,
+        *,
+        group_id: str,
+        as_of: dt.datetime | None = None,
+        known_at: dt.datetime | None = None,
+        limit: int = 10,
+        intents: Sequence[str] = (),
+        sources: Sequence[str] = (),
+    ) -> list:
         """intents/sources: only facts that episodes with one of these intents / from one of these sources support."""
         from connectors.graph.search import search_facts
 
@@ -74,8 +95,9 @@ class GraphReader(UsesEmbedder):
 
             await self.check_group(group_id)
             filters = EpisodeFilters(intents=list(intents), sources=list(sources))
-            return await search_facts_of_episodes(self, query, group_id=group_id, filters=filters, as_of=as_of,
-                                                  known_at=known_at, limit=limit)
+            return await search_facts_of_episodes(
+                self, query, group_id=group_id, filters=filters, as_of=as_of, known_at=known_at, limit=limit
+            )
         return await search_facts(self, query, group_id=group_id, as_of=as_of, known_at=known_at, limit=limit)
 
     async def fact_history(self, subject: str, *, group_id: str, relation: str | None = None) -> SlotHistory:
@@ -85,13 +107,15 @@ class GraphReader(UsesEmbedder):
         await self.check_group(group_id)
         return await fact_history(self.backend, group_id, subject, relation)
 
-    async def search_episodes(self, query: str, *, group_id: str, filters: EpisodeFilters | None = None,
-                              limit: int = 10) -> list[EpisodeSummary]:
+    async def search_episodes(
+        self, query: str, *, group_id: str, filters: EpisodeFilters | None = None, limit: int = 10
+    ) -> list[EpisodeSummary]:
         await self.check_group(group_id)
         return await search_episodes(self.backend, group_id, query, filters, limit)
 
-    async def list_episodes(self, *, group_id: str, filters: EpisodeFilters | None = None, cursor: str | None = None,
-                            limit: int = 20) -> EpisodePage:
+    async def list_episodes(
+        self, *, group_id: str, filters: EpisodeFilters | None = None, cursor: str | None = None, limit: int = 20
+    ) -> EpisodePage:
         await self.check_group(group_id)
         return await list_episodes(self.backend, group_id, filters, cursor, limit)
 

@@ -18,8 +18,8 @@ from graphiti_core.search.search_utils import fulltext_query
 from pydantic import BaseModel, Field
 
 from connectors.graph.backend import as_datetime
-from connectors.graph.config import validate_group_id
 from connectors.graph.search_steps import Edge, SearchSteps
+from ground.identity import validate_group_id
 from ground.records import as_utc
 from transforms.intent_facts import EVENT_CUES
 
@@ -32,35 +32,41 @@ RRF_RANK_CONST = 1
 
 class EpisodeRef(BaseModel):
     uuid: str
-    name: str                      # = source_key
-    source: str | None = None      # source system (email, jira, ...)
+    name: str  # = source_key
+    source: str | None = None  # source system (email, jira, ...)
     source_description: str | None = None
 
 
 class FactHit(BaseModel):
     uuid: str
     fact: str
-    name: str                      # relation (HAS_CONTACT, SENT_TO, ...)
-    subject: str | None = None     # entity names
+    name: str  # relation (HAS_CONTACT, SENT_TO, ...)
+    subject: str | None = None  # entity names
     object: str | None = None
     valid_at: dt.datetime | None = None
     invalid_at: dt.datetime | None = None
     created_at: dt.datetime | None = None
     expired_at: dt.datetime | None = None
     episodes: list[EpisodeRef] = Field(default_factory=list)
-    known_at: dt.datetime | None = None     # set by known_at searches: invalid_at/expired_at are as known then
-    interval_exact: bool | None = None      # False: recorded before revisions were kept (known_at.py)
+    known_at: dt.datetime | None = None  # set by known_at searches: invalid_at/expired_at are as known then
+    interval_exact: bool | None = None  # False: recorded before revisions were kept (known_at.py)
 
     def holds_at(self, moment: dt.datetime) -> bool:
-        return (self.valid_at is None or self.valid_at <= moment) and (self.invalid_at is None or self.invalid_at > moment)
+        return (self.valid_at is None or self.valid_at <= moment) and (
+            self.invalid_at is None or self.invalid_at > moment
+        )
 
 
 def search_config(limit: int) -> SearchConfig:
     """graphiti's search_ as graphfeed called it before issue 13 (BM25 + cosine + BFS, RRF): bench/search_bench.py's
     baseline. Our own config object per call: Graphiti.search mutates its shared recipe's limit (notes §7.8)."""
-    return SearchConfig(edge_config=EdgeSearchConfig(
-        search_methods=[EdgeSearchMethod.bm25, EdgeSearchMethod.cosine_similarity, EdgeSearchMethod.bfs],
-        reranker=EdgeReranker.rrf), limit=limit)
+    return SearchConfig(
+        edge_config=EdgeSearchConfig(
+            search_methods=[EdgeSearchMethod.bm25, EdgeSearchMethod.cosine_similarity, EdgeSearchMethod.bfs],
+            reranker=EdgeReranker.rrf,
+        ),
+        limit=limit,
+    )
 
 
 def candidates(limit: int) -> int:
@@ -72,8 +78,11 @@ def as_of_filter(moment: dt.datetime) -> SearchFilters:
     """The baseline's as-of filter. Outer lists are OR, inner lists AND (graphiti SearchFilters)."""
     return SearchFilters(
         valid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.less_than_equal)]],
-        invalid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.greater_than)],
-                    [DateFilter(comparison_operator=ComparisonOperator.is_null)]])
+        invalid_at=[
+            [DateFilter(date=moment, comparison_operator=ComparisonOperator.greater_than)],
+            [DateFilter(comparison_operator=ComparisonOperator.is_null)],
+        ],
+    )
 
 
 class FactHits(list):
@@ -84,9 +93,17 @@ class FactHits(list):
         self.degraded: list[str] = list(degraded or [])
 
 
-async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-                       known_at: dt.datetime | None = None, limit: int = 10, exact: bool = False,
-                       edge_uuids: list[str] | None = None) -> FactHits:
+async def search_facts(
+    writer: Any,
+    query: str,
+    *,
+    group_id: str,
+    as_of: dt.datetime | None = None,
+    known_at: dt.datetime | None = None,
+    limit: int = 10,
+    exact: bool = False,
+    edge_uuids: list[str] | None = None,
+) -> FactHits:
     """exact=True replaces the vector index calls by a scan of every embedding (the reference for tests).
     edge_uuids: search only these facts, inside every step's query (connectors/graph/fact_filters.py: the facts of
     the episodes that match an intent/source filter). A question that asks for an event ("who escalated", "what did
@@ -97,10 +114,10 @@ async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.date
     stored now, so the as-of filter is applied after the index calls over a wider pool, not pushed into them.
     """
     validate_group_id(group_id)
-    await writer.check_embedder(group_id)           # vectors of another model cannot be compared
+    await writer.check_embedder(group_id)  # vectors of another model cannot be compared
     driver = await writer.backend.driver(group_id)
     moment = as_utc(as_of) if as_of is not None else None
-    pushed = moment if known_at is None else None   # the as-of filter inside the queries
+    pushed = moment if known_at is None else None  # the as-of filter inside the queries
     vec = list(await writer.embedder.create(query))
     pool = candidates(limit)
     if known_at is not None:
@@ -130,8 +147,9 @@ async def search_facts(writer: Any, query: str, *, group_id: str, as_of: dt.date
     return FactHits(await _to_hits(steps, edges[:limit]), steps.degraded)
 
 
-async def _ranked(steps: SearchSteps, query: str, text: str, vec: list[float], pool: int,
-                  moment: dt.datetime | None, exact: bool) -> list[Edge]:
+async def _ranked(
+    steps: SearchSteps, query: str, text: str, vec: list[float], pool: int, moment: dt.datetime | None, exact: bool
+) -> list[Edge]:
     """Vector top-k, full-text top-k and the graph step around the entities the question names, fused (RRF)."""
     vector = steps.edge_vector_exact if exact else steps.edge_vector
 
@@ -140,8 +158,10 @@ async def _ranked(steps: SearchSteps, query: str, text: str, vec: list[float], p
         return origins, await steps.step("graph", steps.around(origins, vec, pool, moment))
 
     found_vector, found_text, (origins, found_near) = await asyncio.gather(
-        steps.step("vector", vector(vec, pool, moment)), steps.step("fulltext", steps.edge_fulltext(text, pool, moment)),
-        graph_step())
+        steps.step("vector", vector(vec, pool, moment)),
+        steps.step("fulltext", steps.edge_fulltext(text, pool, moment)),
+        graph_step(),
+    )
     lists = [found_vector, found_text, found_near]
     by_uuid = {e.uuid: e for found in lists for e in found}
     return _prefer(query, origins[:1], [by_uuid[u] for u in fuse([[e.uuid for e in found] for found in lists])])
@@ -200,7 +220,7 @@ def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "er", "ee", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
-    return word[:-1] if word.endswith("e") and len(word) >= 5 else word      # decide ~ decided, escalate ~ escalated
+    return word[:-1] if word.endswith("e") and len(word) >= 5 else word  # decide ~ decided, escalate ~ escalated
 
 
 def _prefer(query: str, centers: list[str], edges: list[Any]) -> list[Any]:
@@ -214,6 +234,7 @@ def _prefer(query: str, centers: list[str], edges: list[Any]) -> list[Any]:
         said = len(stems & _stems(edge.fact or "")) if named and _is_event(edge.name or "") else 0
         touches = edge.source_node_uuid in centers or edge.target_node_uuid in centers
         return not named, -said, not touches
+
     return sorted(edges, key=key)
 
 
@@ -232,8 +253,18 @@ async def _to_hits(steps: SearchSteps, edges: list[Edge]) -> list[FactHit]:
     episode_ids = sorted({ep for e in edges for ep in e.episodes})
     rows = await steps.step("episodes", steps.episode_refs(episode_ids)) if episode_ids else []
     episodes = {r["uuid"]: EpisodeRef(**r) for r in rows}
-    return [FactHit(uuid=e.uuid, fact=e.fact, name=e.name, subject=e.subject, object=e.object,
-                    valid_at=as_datetime(e.valid_at), invalid_at=as_datetime(e.invalid_at),
-                    created_at=as_datetime(e.created_at), expired_at=as_datetime(e.expired_at),
-                    episodes=[episodes.get(ep) or EpisodeRef(uuid=ep, name="") for ep in e.episodes])
-            for e in edges]
+    return [
+        FactHit(
+            uuid=e.uuid,
+            fact=e.fact,
+            name=e.name,
+            subject=e.subject,
+            object=e.object,
+            valid_at=as_datetime(e.valid_at),
+            invalid_at=as_datetime(e.invalid_at),
+            created_at=as_datetime(e.created_at),
+            expired_at=as_datetime(e.expired_at),
+            episodes=[episodes.get(ep) or EpisodeRef(uuid=ep, name="") for ep in e.episodes],
+        )
+        for e in edges
+    ]

@@ -30,13 +30,17 @@ def neo4j_vector_index(prop: str, dim: int) -> str:
 
 
 def _falkor_statement(pattern: str, var: str, prop: str, dim: int) -> str:
-    return (f"CREATE VECTOR INDEX FOR {pattern} ON ({var}.{prop}) OPTIONS {{dimension: {int(dim)}, "
-            f"similarityFunction: 'cosine', efRuntime: {FALKOR_EF_RUNTIME}}}")
+    return (
+        f"CREATE VECTOR INDEX FOR {pattern} ON ({var}.{prop}) OPTIONS {{dimension: {int(dim)}, "
+        f"similarityFunction: 'cosine', efRuntime: {FALKOR_EF_RUNTIME}}}"
+    )
 
 
 def _neo4j_statement(pattern: str, var: str, prop: str, dim: int) -> str:
-    return (f"CREATE VECTOR INDEX {neo4j_vector_index(prop, dim)} IF NOT EXISTS FOR {pattern} ON ({var}.{prop}) "
-            f"OPTIONS {{indexConfig: {{`vector.dimensions`: {int(dim)}, `vector.similarity_function`: 'cosine'}}}}")
+    return (
+        f"CREATE VECTOR INDEX {neo4j_vector_index(prop, dim)} IF NOT EXISTS FOR {pattern} ON ({var}.{prop}) "
+        f"OPTIONS {{indexConfig: {{`vector.dimensions`: {int(dim)}, `vector.similarity_function`: 'cosine'}}}}"
+    )
 
 
 async def ensure_vector_indexes(driver: Any, group_id: str, dim: int) -> list[str]:
@@ -68,8 +72,9 @@ async def drop_vector_indexes(driver: Any, group_id: str, dim: int) -> None:
     """For bulk loads (bench): building the HNSW graph once after the load is ~3x cheaper than per write."""
     for pattern, var, prop in VECTOR_TARGETS:
         if driver.provider == GraphProvider.NEO4J:
-            await driver.client.execute_query(f"DROP INDEX {neo4j_vector_index(prop, dim)} IF EXISTS",
-                                              database_=driver._database)
+            await driver.client.execute_query(
+                f"DROP INDEX {neo4j_vector_index(prop, dim)} IF EXISTS", database_=driver._database
+            )
             continue
         try:
             await driver.client.select_graph(group_id).query(f"DROP VECTOR INDEX FOR {pattern} ON ({var}.{prop})")
@@ -101,7 +106,9 @@ async def vector_indexes(driver: Any, group_id: str) -> dict[str, int]:
     if driver.provider == GraphProvider.NEO4J:
         result = await driver.client.execute_query(
             "SHOW VECTOR INDEXES YIELD name, properties, options, state WHERE state = 'ONLINE' "
-            "RETURN name, properties, options", database_=driver._database)
+            "RETURN name, properties, options",
+            database_=driver._database,
+        )
         found = {}
         for record in result.records:
             if str(record["name"]).startswith("graphfeed_"):
@@ -121,8 +128,9 @@ async def vector_indexes(driver: Any, group_id: str) -> dict[str, int]:
 async def fulltext_indexes(driver: Any, group_id: str) -> set[str]:
     """Labels/types (FalkorDB) or index names (Neo4j) with a full-text index, as graphiti created them."""
     if driver.provider == GraphProvider.NEO4J:
-        result = await driver.client.execute_query("SHOW FULLTEXT INDEXES YIELD name RETURN name",
-                                                   database_=driver._database)
+        result = await driver.client.execute_query(
+            "SHOW FULLTEXT INDEXES YIELD name RETURN name", database_=driver._database
+        )
         return {r["name"] for r in result.records}
     rows = await driver.client.select_graph(group_id).ro_query("CALL db.indexes()")
     return {row[0] for row in rows.result_set if any("FULLTEXT" in kinds for kinds in row[2].values())}

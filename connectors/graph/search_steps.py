@@ -18,10 +18,12 @@ LOCAL_SCAN = 3000
 # Widening the index pool for as-of searches stops here (the index answers top-k; older facts sit further down).
 MAX_POOL = 400
 
-EDGE_COLUMNS = ("e.uuid AS uuid, e.fact AS fact, e.name AS name, s.uuid AS source_node_uuid, s.name AS subject, "
-                "o.uuid AS target_node_uuid, o.name AS object, e.valid_at AS valid_at, e.invalid_at AS invalid_at, "
-                "e.created_at AS created_at, e.expired_at AS expired_at, e.episodes AS episodes, "
-                "e.source_invalid_at AS source_invalid_at, e.revisions AS revisions")
+EDGE_COLUMNS = (
+    "e.uuid AS uuid, e.fact AS fact, e.name AS name, s.uuid AS source_node_uuid, s.name AS subject, "
+    "o.uuid AS target_node_uuid, o.name AS object, e.valid_at AS valid_at, e.invalid_at AS invalid_at, "
+    "e.created_at AS created_at, e.expired_at AS expired_at, e.episodes AS episodes, "
+    "e.source_invalid_at AS source_invalid_at, e.revisions AS revisions"
+)
 HOLDS = "((e.valid_at IS NULL OR e.valid_at <= $at) AND (e.invalid_at IS NULL OR e.invalid_at > $at))"
 
 
@@ -42,7 +44,7 @@ class Edge:
     expired_at: Any = None
     episodes: list[str] = dataclasses.field(default_factory=list)
     source_invalid_at: Any = None
-    revisions: Any = None            # every (invalid_at, expired_at) state the edge had (known_at.py)
+    revisions: Any = None  # every (invalid_at, expired_at) state the edge had (known_at.py)
 
     @property
     def attributes(self) -> dict[str, Any]:
@@ -71,8 +73,15 @@ def _database_errors() -> tuple[type[BaseException], ...]:
 class SearchSteps:
     """The step queries for one group on one backend; `degraded` collects what failed, as 'step: reason'."""
 
-    def __init__(self, driver: Any, group_id: str, timeout_ms: int, only: list[str] | None = None,
-                 names: list[str] | None = None, degraded: list[str] | None = None):
+    def __init__(
+        self,
+        driver: Any,
+        group_id: str,
+        timeout_ms: int,
+        only: list[str] | None = None,
+        names: list[str] | None = None,
+        degraded: list[str] | None = None,
+    ):
         """only: edge uuids the search may return; names: relation names it may return (both inside the queries)."""
         self.driver = driver
         self.group_id = group_id
@@ -84,14 +93,15 @@ class SearchSteps:
 
     def narrowed(self, names: list[str]) -> "SearchSteps":
         """The same steps limited to these relations; what degrades is reported in the same list."""
-        return SearchSteps(self.driver, self.group_id, self.timeout_ms, only=self.only, names=names,
-                           degraded=self.degraded)
+        return SearchSteps(
+            self.driver, self.group_id, self.timeout_ms, only=self.only, names=names, degraded=self.degraded
+        )
 
     # ------------------------------------------------------------------ plumbing
 
     def at(self, moment: dt.datetime) -> Any:
         """FalkorDB stores ISO strings (graphiti's format; range indexes on them are dropped), Neo4j DateTime."""
-        return moment if self.neo4j else moment.astimezone(dt.timezone.utc).isoformat()
+        return moment if self.neo4j else moment.astimezone(dt.UTC).isoformat()
 
     async def rows(self, cypher: str, **params: Any) -> list[dict[str, Any]]:
         if "$only" in cypher:
@@ -104,15 +114,21 @@ class SearchSteps:
 
                 # Neo4j checks transaction timeouts only every db.transaction.monitor.check.interval (2 s by
                 # default), so the client holds the same deadline; dropping the connection ends the server's work.
-                result = await asyncio.wait_for(self.driver.client.execute_query(
-                    Query(cypher, timeout=self.timeout_ms / 1000), parameters_=params,
-                    database_=self.driver._database, routing_=RoutingControl.READ), self.timeout_ms / 1000)
+                result = await asyncio.wait_for(
+                    self.driver.client.execute_query(
+                        Query(cypher, timeout=self.timeout_ms / 1000),
+                        parameters_=params,
+                        database_=self.driver._database,
+                        routing_=RoutingControl.READ,
+                    ),
+                    self.timeout_ms / 1000,
+                )
                 return [dict(r) for r in result.records]
             graph = self.driver.client.select_graph(self.group_id)
             result = await graph.ro_query(cypher, params, timeout=self.timeout_ms)
             header = [h[1] for h in result.header]
             return [dict(zip(header, row)) for row in result.result_set]
-        except asyncio.TimeoutError as exc:
+        except TimeoutError as exc:
             raise DatabaseStepError("timeout") from exc
         except _database_errors() as exc:
             raise DatabaseStepError(_reason(exc)) from exc
@@ -145,16 +161,19 @@ class SearchSteps:
 
     # ------------------------------------------------------------------ edge candidates
 
-    async def _widening(self, call: str, order: str, pool: int, moment: dt.datetime | None,
-                        **params: Any) -> list[Edge]:
+    async def _widening(
+        self, call: str, order: str, pool: int, moment: dt.datetime | None, **params: Any
+    ) -> list[Edge]:
         """Top-k from an index call, k widened (bounded) until `pool` edges of the group hold at `moment`.
 
         Widening also covers FalkorDB 4.16's vector index, which counts superseded versions of an updated
         embedding towards k (it answered k/2 for edges set twice, 0 of 5 for entities updated often).
         """
         holds = HOLDS if moment is not None else "true"
-        cypher = (f"{call} WITH e, score, startNode(e) AS s, endNode(e) AS o "
-                  f"RETURN {EDGE_COLUMNS}, ({self._edges('e')} AND {holds}) AS keep ORDER BY score {order}")
+        cypher = (
+            f"{call} WITH e, score, startNode(e) AS s, endNode(e) AS o "
+            f"RETURN {EDGE_COLUMNS}, ({self._edges('e')} AND {holds}) AS keep ORDER BY score {order}"
+        )
         extra = {"at": self.at(moment)} if moment is not None else {}
         rows = await self._widen(cypher, pool, lambda r: r["keep"], g=self.group_id, **extra, **params)
         return None if rows is None else [Edge.from_row(r) for r in rows]
@@ -178,12 +197,16 @@ class SearchSteps:
         """Index top-k. On Neo4j (one index over every group) past MAX_POOL with too few of the group's edges, the
         group's own edges are scanned instead, under the same timeout; on FalkorDB the graph is the group."""
         if self.neo4j:
-            call = (f"CALL db.index.vector.queryRelationships('{neo4j_vector_index('fact_embedding', len(vec))}', "
-                    "$k, $vec) YIELD relationship AS e, score")
+            call = (
+                f"CALL db.index.vector.queryRelationships('{neo4j_vector_index('fact_embedding', len(vec))}', "
+                "$k, $vec) YIELD relationship AS e, score"
+            )
             found = await self._widening(call, "DESC", pool, moment, vec=vec)
         else:
-            call = ("CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($vec)) "
-                    "YIELD relationship AS e, score")
+            call = (
+                "CALL db.idx.vector.queryRelationships('RELATES_TO', 'fact_embedding', $k, vecf32($vec)) "
+                "YIELD relationship AS e, score"
+            )
             found = await self._widening(call, "ASC", pool, moment, vec=vec)
         return await self.edge_vector_exact(vec, pool, moment) if found is None else found
 
@@ -195,24 +218,33 @@ class SearchSteps:
         rows = await self.rows(
             f"MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE {self._edges('e')} AND {holds} "
             f"WITH e, s, o, {cosine} AS score ORDER BY score {order} LIMIT $k RETURN {EDGE_COLUMNS}",
-            k=pool, vec=vec, g=self.group_id, **extra)
+            k=pool,
+            vec=vec,
+            g=self.group_id,
+            **extra,
+        )
         return [Edge.from_row(r) for r in rows]
 
     async def edge_fulltext(self, text: str, pool: int, moment: dt.datetime | None) -> list[Edge]:
         if not text:
             return []
         if self.neo4j:
-            call = (f"CALL db.index.fulltext.queryRelationships('{NEO4J_EDGE_FULLTEXT}', $q, {{limit: $k}}) "
-                    "YIELD relationship AS e, score")
+            call = (
+                f"CALL db.index.fulltext.queryRelationships('{NEO4J_EDGE_FULLTEXT}', $q, {{limit: $k}}) "
+                "YIELD relationship AS e, score"
+            )
             found = await self._widening(call, "DESC", pool, moment, q=text)
-            return found or []        # the Lucene query filters the group: past MAX_POOL, what was found is the answer
+            return found or []  # the Lucene query filters the group: past MAX_POOL, what was found is the answer
         holds = HOLDS if moment is not None else "true"
         extra = {"at": self.at(moment)} if moment is not None else {}
         rows = await self.rows(
             "CALL db.idx.fulltext.queryRelationships('RELATES_TO', $q) YIELD relationship AS e, score "
             f"WITH e, score WHERE {holds} AND {self._edges('e')} WITH e, score ORDER BY score DESC LIMIT $k "
             f"WITH e, score, startNode(e) AS s, endNode(e) AS o RETURN {EDGE_COLUMNS} ORDER BY score DESC",
-            q=text, k=pool, **extra)
+            q=text,
+            k=pool,
+            **extra,
+        )
         return [Edge.from_row(r) for r in rows]
 
     # ------------------------------------------------------------------ graph step
@@ -222,34 +254,43 @@ class SearchSteps:
         lists = []
         if text:
             if self.neo4j:
-                cypher = (f"CALL db.index.fulltext.queryNodes('{NEO4J_NODE_FULLTEXT}', $q, {{limit: $k}}) "
-                          "YIELD node, score WITH node, score WHERE node:Entity "
-                          "RETURN node.uuid AS uuid ORDER BY score DESC")
+                cypher = (
+                    f"CALL db.index.fulltext.queryNodes('{NEO4J_NODE_FULLTEXT}', $q, {{limit: $k}}) "
+                    "YIELD node, score WITH node, score WHERE node:Entity "
+                    "RETURN node.uuid AS uuid ORDER BY score DESC"
+                )
             else:
-                cypher = ("CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node, score "
-                          "RETURN node.uuid AS uuid ORDER BY score DESC LIMIT $k")
+                cypher = (
+                    "CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node, score "
+                    "RETURN node.uuid AS uuid ORDER BY score DESC LIMIT $k"
+                )
             lists.append([r["uuid"] for r in await self.rows(cypher, q=text, k=count)])
         cosine, order = self._cosine("name_embedding", "node")
         if exact:
-            cypher = (f"MATCH (node:Entity) WHERE {self._group('node')} WITH node, {cosine} AS score "
-                      f"ORDER BY score {order} LIMIT $k RETURN node.uuid AS uuid")
+            cypher = (
+                f"MATCH (node:Entity) WHERE {self._group('node')} WITH node, {cosine} AS score "
+                f"ORDER BY score {order} LIMIT $k RETURN node.uuid AS uuid"
+            )
             lists.append([r["uuid"] for r in await self.rows(cypher, vec=vec, k=count, g=self.group_id)])
             return lists
         if self.neo4j:
-            cypher = (f"CALL db.index.vector.queryNodes('{neo4j_vector_index('name_embedding', len(vec))}', $k, "
-                      "$vec) YIELD node, score RETURN node.uuid AS uuid, node.group_id = $g AS keep "
-                      "ORDER BY score DESC")
+            cypher = (
+                f"CALL db.index.vector.queryNodes('{neo4j_vector_index('name_embedding', len(vec))}', $k, "
+                "$vec) YIELD node, score RETURN node.uuid AS uuid, node.group_id = $g AS keep "
+                "ORDER BY score DESC"
+            )
         else:
-            cypher = ("CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($vec)) YIELD node, score "
-                      "RETURN node.uuid AS uuid, true AS keep ORDER BY score ASC")
+            cypher = (
+                "CALL db.idx.vector.queryNodes('Entity', 'name_embedding', $k, vecf32($vec)) YIELD node, score "
+                "RETURN node.uuid AS uuid, true AS keep ORDER BY score ASC"
+            )
         found = await self._widen(cypher, count, lambda r: r["keep"], vec=vec, g=self.group_id)
         if found is None:
             return lists + await self.entity_origins("", vec, count, exact=True)
         lists.append([r["uuid"] for r in found])
         return lists
 
-    async def around(self, origins: list[str], vec: list[float], pool: int,
-                     moment: dt.datetime | None) -> list[Edge]:
+    async def around(self, origins: list[str], vec: list[float], pool: int, moment: dt.datetime | None) -> list[Edge]:
         """Facts touching the origin entities, closest to the question first: depth 1, at most LOCAL_SCAN edges."""
         if not origins:
             return []
@@ -261,7 +302,13 @@ class SearchSteps:
             f"WHERE {self._edges('e')} AND {holds} WITH DISTINCT e LIMIT $scan "
             f"WITH e, startNode(e) AS s, endNode(e) AS o, {cosine} AS score ORDER BY score {order} LIMIT $k "
             f"RETURN {EDGE_COLUMNS}",
-            origins=origins, vec=vec, scan=LOCAL_SCAN, k=pool, g=self.group_id, **extra)
+            origins=origins,
+            vec=vec,
+            scan=LOCAL_SCAN,
+            k=pool,
+            g=self.group_id,
+            **extra,
+        )
         return [Edge.from_row(r) for r in rows]
 
     # ------------------------------------------------------------------ episodes of the hits
@@ -269,7 +316,9 @@ class SearchSteps:
     async def episode_refs(self, uuids: list[str]) -> list[dict[str, Any]]:
         return await self.rows(
             "UNWIND $uuids AS u MATCH (n:Episodic {uuid: u}) RETURN n.uuid AS uuid, n.name AS name, "
-            "n.source_system AS source, n.source_description AS source_description", uuids=uuids)
+            "n.source_system AS source, n.source_description AS source_description",
+            uuids=uuids,
+        )
 
 
 def _reason(exc: BaseException) -> str:

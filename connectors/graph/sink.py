@@ -44,8 +44,8 @@ class Failure(BaseModel):
 class EpisodeOutcome(BaseModel):
     episode_id: str
     status: OutcomeStatus
-    failure: Failure | None = None             # set when status is failed
-    usage: Usage | None = None                 # LLM spend of this episode in this call (LLM modes only)
+    failure: Failure | None = None  # set when status is failed
+    usage: Usage | None = None  # LLM spend of this episode in this call (LLM modes only)
 
 
 class BatchResult(BaseModel):
@@ -64,16 +64,16 @@ class BatchResult(BaseModel):
     # One outcome per episode of the batch, in batch order.
     outcomes: list[EpisodeOutcome] = Field(default_factory=list)
     # LLM extraction (sources in "llm"/"both" mode); all zero/empty in structured mode.
-    llm_metered: bool = False                                       # the writer meters LLM spend (a source uses it)
-    llm: Usage = Field(default_factory=Usage)                       # this call's total
-    episode_llm: dict[str, Usage] = Field(default_factory=dict)     # per episode id, this call only
+    llm_metered: bool = False  # the writer meters LLM spend (a source uses it)
+    llm: Usage = Field(default_factory=Usage)  # this call's total
+    episode_llm: dict[str, Usage] = Field(default_factory=dict)  # per episode id, this call only
     llm_entities: int = 0
     llm_facts: int = 0
     llm_facts_invalidated: int = 0
-    held_for_review: int = 0                                        # chunks whose LLM facts wait for approval
-    llm_failed: dict[str, Failure] = Field(default_factory=dict)   # episode id -> why its LLM extraction failed
-    deferred: list[str] = Field(default_factory=list)              # not attempted: a budget stopped the batch
-    llm_skipped: int = 0                                            # no free text / skipped intent: structured only
+    held_for_review: int = 0  # chunks whose LLM facts wait for approval
+    llm_failed: dict[str, Failure] = Field(default_factory=dict)  # episode id -> why its LLM extraction failed
+    deferred: list[str] = Field(default_factory=list)  # not attempted: a budget stopped the batch
+    llm_skipped: int = 0  # no free text / skipped intent: structured only
     stopped_by: str | None = None
 
     def settle(self, episodes: Sequence[Episode]) -> list[EpisodeOutcome]:
@@ -85,8 +85,14 @@ class BatchResult(BaseModel):
             if episode.id in deferred:
                 outcomes.append(EpisodeOutcome(episode_id=episode.id, status=OutcomeStatus.deferred, usage=usage))
             elif episode.id in self.llm_failed:
-                outcomes.append(EpisodeOutcome(episode_id=episode.id, status=OutcomeStatus.failed,
-                                               failure=self.llm_failed[episode.id], usage=usage))
+                outcomes.append(
+                    EpisodeOutcome(
+                        episode_id=episode.id,
+                        status=OutcomeStatus.failed,
+                        failure=self.llm_failed[episode.id],
+                        usage=usage,
+                    )
+                )
             else:
                 outcomes.append(EpisodeOutcome(episode_id=episode.id, status=OutcomeStatus.ingested, usage=usage))
         self.outcomes = outcomes

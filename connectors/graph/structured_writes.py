@@ -71,7 +71,6 @@ class _BulkTx:
         return await self.tx.run(query, **kwargs)
 
 
-
 def count_facts(result: BatchResult, facts: Sequence[FactSpec]) -> None:
     for fact in facts:
         kind = FACT_KINDS.get(fact.predicate, "structured")
@@ -95,22 +94,31 @@ class _Stored(BaseModel):
 def _name_rank(name: str) -> tuple[bool, str]:
     return ("@" not in name, name)
 
+
 # The edges of single-valued slots, as SlotEdge needs them (the writer's merge and the tombstones both read them).
-SLOT_EDGE_FIELDS = ("e.uuid AS uuid, e.slot AS slot, o.uuid AS object, e.valid_at AS valid_at, "
-                    "e.source_invalid_at AS source_invalid_at, e.invalid_at AS invalid_at, "
-                    "e.expired_at AS expired_at, e.tombstoned_at AS tombstoned_at")
-SLOT_EDGES = ("MATCH ()-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.slot IN $slots "
-              f"RETURN {SLOT_EDGE_FIELDS}")
-FAMILY_EDGES = ("MATCH ()-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.slot_family IN $families "
-                f"RETURN {SLOT_EDGE_FIELDS}, e.slot_family AS family, e.family_slots AS family_slots")
+SLOT_EDGE_FIELDS = (
+    "e.uuid AS uuid, e.slot AS slot, o.uuid AS object, e.valid_at AS valid_at, "
+    "e.source_invalid_at AS source_invalid_at, e.invalid_at AS invalid_at, "
+    "e.expired_at AS expired_at, e.tombstoned_at AS tombstoned_at"
+)
+SLOT_EDGES = f"MATCH ()-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.slot IN $slots RETURN {SLOT_EDGE_FIELDS}"
+FAMILY_EDGES = (
+    "MATCH ()-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.slot_family IN $families "
+    f"RETURN {SLOT_EDGE_FIELDS}, e.slot_family AS family, e.family_slots AS family_slots"
+)
 
 
 def slot_edge(row: Mapping[str, Any], tombstoned_at: dt.datetime | None = None) -> SlotEdge:
     """A SlotEdge from a SLOT_EDGES / FAMILY_EDGES row (tombstoned_at: override the stored one)."""
-    return SlotEdge(uuid=row["uuid"], object=row["object"], valid_at=as_datetime(row["valid_at"]),
-                    source_invalid_at=as_datetime(row["source_invalid_at"]), invalid_at=as_datetime(row["invalid_at"]),
-                    expired_at=as_datetime(row["expired_at"]),
-                    tombstoned_at=tombstoned_at or as_datetime(row["tombstoned_at"]))
+    return SlotEdge(
+        uuid=row["uuid"],
+        object=row["object"],
+        valid_at=as_datetime(row["valid_at"]),
+        source_invalid_at=as_datetime(row["source_invalid_at"]),
+        invalid_at=as_datetime(row["invalid_at"]),
+        expired_at=as_datetime(row["expired_at"]),
+        tombstoned_at=tombstoned_at or as_datetime(row["tombstoned_at"]),
+    )
 
 
 async def read_slot_edges(backend: GraphBackend, group_id: str, slots: Sequence[str]) -> list[dict[str, Any]]:
@@ -121,44 +129,59 @@ async def read_stored(w: "GraphWriter", group_id: str, episodes: list[Episode], 
     stored = _Stored()
     q = w.backend.query
     if facts.entities:
-        rows = await q(group_id, "MATCH (n:Entity) WHERE n.uuid IN $uuids "
-                                 "RETURN n.uuid AS uuid, n.name AS name, n.created_at AS created_at",
-                       uuids=[e.uuid for e in facts.entities])
+        rows = await q(
+            group_id,
+            "MATCH (n:Entity) WHERE n.uuid IN $uuids RETURN n.uuid AS uuid, n.name AS name, n.created_at AS created_at",
+            uuids=[e.uuid for e in facts.entities],
+        )
         for r in rows:
             stored.entity_names[r["uuid"]] = r["name"]
             stored.entity_created[r["uuid"]] = as_datetime(r["created_at"]) or w.clock()
     if episodes:
-        rows = await q(group_id, "MATCH (n:Episodic) WHERE n.uuid IN $uuids RETURN n.uuid AS uuid, n.created_at AS c",
-                       uuids=[e.id for e in episodes])
+        rows = await q(
+            group_id,
+            "MATCH (n:Episodic) WHERE n.uuid IN $uuids RETURN n.uuid AS uuid, n.created_at AS c",
+            uuids=[e.id for e in episodes],
+        )
         stored.episode_created = {r["uuid"]: as_datetime(r["c"]) or w.clock() for r in rows}
     if facts.facts:
-        rows = await q(group_id, "MATCH ()-[e:RELATES_TO]->() WHERE e.uuid IN $uuids "
-                                 "RETURN e.uuid AS uuid, e.episodes AS episodes, e.valid_at AS valid_at, "
-                                 "e.invalid_at AS invalid_at, e.expired_at AS expired_at, e.created_at AS created_at, "
-                                 "e.revisions AS revisions, e.tombstoned_at AS tombstoned_at",
-                       uuids=[f.uuid for f in facts.facts])
+        rows = await q(
+            group_id,
+            "MATCH ()-[e:RELATES_TO]->() WHERE e.uuid IN $uuids "
+            "RETURN e.uuid AS uuid, e.episodes AS episodes, e.valid_at AS valid_at, "
+            "e.invalid_at AS invalid_at, e.expired_at AS expired_at, e.created_at AS created_at, "
+            "e.revisions AS revisions, e.tombstoned_at AS tombstoned_at",
+            uuids=[f.uuid for f in facts.facts],
+        )
         stored.edges = {r["uuid"]: r for r in rows}
     slots = sorted({f.single_valued for f in facts.facts if f.single_valued})
     families = sorted({str(f.attributes["slot_family"]) for f in facts.facts if f.attributes.get("slot_family")})
     rows: list[dict[str, Any]] = []
     if slots:
         rows = await read_slot_edges(w.backend, group_id, slots)
-    if families:                    # every slot of a touched family: a removed key ends there (timeline)
+    if families:  # every slot of a touched family: a removed key ends there (timeline)
         family_rows = await q(group_id, FAMILY_EDGES, g=group_id, families=families)
         seen = {r["uuid"] for r in rows}
         for r in family_rows:
             stored.slot_family[r["slot"]] = r["family"]
             if r["tombstoned_at"] is None:
                 stored.family_statements.setdefault(r["family"], []).append(
-                    (as_datetime(r["valid_at"]), frozenset(r["family_slots"] or [])))
+                    (as_datetime(r["valid_at"]), frozenset(r["family_slots"] or []))
+                )
         rows = list(rows) + [r for r in family_rows if r["uuid"] not in seen]
     for r in rows:
         stored.slot_edges.setdefault(r["slot"], []).append(slot_edge(r))
     return stored
 
 
-async def write_group(w: "GraphWriter", group_id: str, episodes: list[Episode], facts: FactSet,
-                       mentions: Mapping[str, list[str]], result: BatchResult) -> None:
+async def write_group(
+    w: "GraphWriter",
+    group_id: str,
+    episodes: list[Episode],
+    facts: FactSet,
+    mentions: Mapping[str, list[str]],
+    result: BatchResult,
+) -> None:
     now = w.clock()
     driver = await w.backend.driver(group_id)
     stored = await read_stored(w, group_id, episodes, facts)
@@ -193,20 +216,26 @@ async def write_group(w: "GraphWriter", group_id: str, episodes: list[Episode], 
             continue
         before = by_slot[fact.single_valued].get(uuid_)
         by_slot[fact.single_valued][uuid_] = SlotEdge(
-            uuid=uuid_, object=fact.object, valid_at=valid_at, source_invalid_at=fact.invalid_at,
-            invalid_at=before.invalid_at if before else None, expired_at=before.expired_at if before else None,
-            tombstoned_at=before.tombstoned_at if before else None)   # a rerun never revives a deleted record
+            uuid=uuid_,
+            object=fact.object,
+            valid_at=valid_at,
+            source_invalid_at=fact.invalid_at,
+            invalid_at=before.invalid_at if before else None,
+            expired_at=before.expired_at if before else None,
+            tombstoned_at=before.tombstoned_at if before else None,
+        )  # a rerun never revives a deleted record
         family = fact.attributes.get("slot_family")
         if family:
             stored.slot_family[fact.single_valued] = str(family)
-            statements.setdefault(str(family), []).append((valid_at, frozenset(fact.attributes.get("family_slots")
-                                                                                or [])))
-    for slot, family in stored.slot_family.items():          # a row a later version removed ends there
+            statements.setdefault(str(family), []).append(
+                (valid_at, frozenset(fact.attributes.get("family_slots") or []))
+            )
+    for slot, family in stored.slot_family.items():  # a row a later version removed ends there
         for uuid_, edge in list(by_slot.get(slot, {}).items()):
             gone = absence_end(slot, edge.valid_at, statements.get(family, []))
             if gone is not None:
                 by_slot[slot][uuid_] = edge.model_copy(update={"removed_at": gone})
-    for slot, edges in by_slot.items():
+    for edges in by_slot.values():
         for uuid_, new in recompute_slot(list(edges.values()), now).items():
             edge = edges[uuid_]
             if new.invalid_at is not None and new.invalid_at != edge.invalid_at:
@@ -214,8 +243,14 @@ async def write_group(w: "GraphWriter", group_id: str, episodes: list[Episode], 
             if uuid_ in merged:
                 times[uuid_] = (new.invalid_at, new.expired_at)
             elif new.differs(edge):
-                updates.append({"uuid": uuid_, "invalid_at": new.invalid_at, "expired_at": new.expired_at,
-                                "revision": format_revision(now, new.invalid_at, new.expired_at)})
+                updates.append(
+                    {
+                        "uuid": uuid_,
+                        "invalid_at": new.invalid_at,
+                        "expired_at": new.expired_at,
+                        "revision": format_revision(now, new.invalid_at, new.expired_at),
+                    }
+                )
     result.facts_invalidated += invalidated
 
     # ---- entities: keep the better name (a real name beats an address) whatever the arrival order
@@ -231,33 +266,55 @@ async def write_group(w: "GraphWriter", group_id: str, episodes: list[Episode], 
     fact_vecs = await embedder.create_batch([f.fact for f, *_ in fact_list]) if fact_list else []
     for vec in [*name_vecs[:1], *fact_vecs[:1]]:
         if len(vec) != w.config.embedding_dim:
-            raise EmbedderMismatch(f"embedder {w.embedder_name} returned {len(vec)}-d vectors, "
-                                   f"configured embedding_dim is {w.config.embedding_dim}")
+            raise EmbedderMismatch(
+                f"embedder {w.embedder_name} returned {len(vec)}-d vectors, "
+                f"configured embedding_dim is {w.config.embedding_dim}"
+            )
 
-    entity_nodes = [entity_node(spec, group_id, name=names[spec.uuid],
-                                created_at=stored.entity_created.get(spec.uuid, now), embedding=vec)
-                    for spec, vec in zip(facts.entities, name_vecs)]
+    entity_nodes = [
+        entity_node(
+            spec, group_id, name=names[spec.uuid], created_at=stored.entity_created.get(spec.uuid, now), embedding=vec
+        )
+        for spec, vec in zip(facts.entities, name_vecs)
+    ]
     entity_edges = []
     for (fact, eps, valid_at, created_at), vec in zip(fact_list, fact_vecs):
         old = stored.edges.get(fact.uuid)
         tombstoned_at = as_datetime(old.get("tombstoned_at")) if old else None
         if fact.uuid in times:
             invalid_at, expired_at = times[fact.uuid]
-        elif tombstoned_at is not None:     # its records were deleted upstream: a backfill does not un-expire it
+        elif tombstoned_at is not None:  # its records were deleted upstream: a backfill does not un-expire it
             invalid_at, expired_at = as_datetime(old.get("invalid_at")), as_datetime(old.get("expired_at"))
         else:
             invalid_at, expired_at = fact.invalid_at, None
-        revisions = next_revisions(old.get("revisions") if old else None, now=now, invalid_at=invalid_at,
-                                   expired_at=expired_at, created=old is None)
-        entity_edges.append(entity_edge(fact, group_id, episodes=eps, valid_at=valid_at, invalid_at=invalid_at,
-                                        expired_at=expired_at, created_at=created_at, embedding=vec,
-                                        revisions=revisions, tombstoned_at=tombstoned_at))
+        revisions = next_revisions(
+            old.get("revisions") if old else None,
+            now=now,
+            invalid_at=invalid_at,
+            expired_at=expired_at,
+            created=old is None,
+        )
+        entity_edges.append(
+            entity_edge(
+                fact,
+                group_id,
+                episodes=eps,
+                valid_at=valid_at,
+                invalid_at=invalid_at,
+                expired_at=expired_at,
+                created_at=created_at,
+                embedding=vec,
+                revisions=revisions,
+                tombstoned_at=tombstoned_at,
+            )
+        )
 
     # ---- episodes and their MENTIONS
     known_entities = {e.uuid for e in facts.entities}
     edges_of: dict[str, list[str]] = defaultdict(list)
-    mentioned: dict[str, list[str]] = {e.id: [m for m in mentions.get(e.id, []) if m in known_entities]
-                                       for e in episodes}
+    mentioned: dict[str, list[str]] = {
+        e.id: [m for m in mentions.get(e.id, []) if m in known_entities] for e in episodes
+    }
     for fact, eps, *_ in fact_list:
         for ep in eps:
             if ep in episode_ids:
@@ -275,13 +332,20 @@ async def write_group(w: "GraphWriter", group_id: str, episodes: list[Episode], 
 
     from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk_tx
 
-    meta = {"group_id": group_id, "embedder": w.embedder_name, "dim": int(w.config.embedding_dim), "now": now,
-            "schema_version": SCHEMA_VERSION, "graphiti_version": graphiti_version()}
+    meta = {
+        "group_id": group_id,
+        "embedder": w.embedder_name,
+        "dim": int(w.config.embedding_dim),
+        "now": now,
+        "schema_version": SCHEMA_VERSION,
+        "graphiti_version": graphiti_version(),
+    }
 
     async def unit(tx: Any) -> None:
         bulk_tx = tx if driver.provider == GraphProvider.NEO4J else _BulkTx(tx)
-        await add_nodes_and_edges_bulk_tx(bulk_tx, episodic_nodes, mention_edges, entity_nodes, entity_edges,
-                                          embedder, driver=driver)
+        await add_nodes_and_edges_bulk_tx(
+            bulk_tx, episodic_nodes, mention_edges, entity_nodes, entity_edges, embedder, driver=driver
+        )
         if extra_props:
             await tx.run(SET_EPISODE_PROPS, rows=extra_props)
         if updates:

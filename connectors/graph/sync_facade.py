@@ -72,8 +72,9 @@ class SyncGraphWriter:
     def uses_llm(self) -> bool:
         return self._writer.uses_llm
 
-    def write_batch(self, episodes: Sequence[Episode], extra_facts: Mapping[str, FactSet] | None = None,
-                    **kwargs: Any) -> BatchResult:
+    def write_batch(
+        self, episodes: Sequence[Episode], extra_facts: Mapping[str, FactSet] | None = None, **kwargs: Any
+    ) -> BatchResult:
         return self._run(self._writer.write_batch(episodes, extra_facts, **kwargs))
 
     def write(self, batch: Sequence[Episode], budget: Budget) -> BatchResult:
@@ -101,9 +102,20 @@ class SyncGraphReader:
     def __init__(self, writer: SyncGraphWriter):
         self._writer = writer
 
-    def search(self, query: str, *, group_id: str, as_of: dt.datetime | None = None,
-               known_at: dt.datetime | None = None, limit: int = 10, intents: Sequence[str] = (),
-               sources: Sequence[str] = ()) -> Any:
+    def search(
+        self,
+        query: str,
+        *,
+        group_id: str,
+        as_of: dt.datetime | None = None,
+        known_at: dt.datetime | None = None,
+        limit: int = 10,
+        intents: Sequence[str] = (),
+        sources: Sequence[str] = (),
+    ) -> Any:
         reader = GraphReader.sharing(self._writer.writer)
-        return self._writer.run(reader.search_facts(query, group_id=group_id, as_of=as_of, known_at=known_at,
-                                                    limit=limit, intents=intents, sources=sources))
+        return self._writer.run(
+            reader.search_facts(
+                query, group_id=group_id, as_of=as_of, known_at=known_at, limit=limit, intents=intents, sources=sources
+            )
+        )

@@ -14,18 +14,18 @@ import datetime as dt
 
 from pydantic import BaseModel
 
-_MIN = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+_MIN = dt.datetime.min.replace(tzinfo=dt.UTC)
 
 
 class SlotEdge(BaseModel):
     uuid: str
     object: str
     valid_at: dt.datetime | None
-    source_invalid_at: dt.datetime | None = None     # end given by the source itself (e.g. an explicit end date)
-    invalid_at: dt.datetime | None = None            # as stored now
-    expired_at: dt.datetime | None = None            # as stored now
-    tombstoned_at: dt.datetime | None = None         # its episodes were deleted upstream
-    removed_at: dt.datetime | None = None            # a later statement of its slot family left it out (absence_end)
+    source_invalid_at: dt.datetime | None = None  # end given by the source itself (e.g. an explicit end date)
+    invalid_at: dt.datetime | None = None  # as stored now
+    expired_at: dt.datetime | None = None  # as stored now
+    tombstoned_at: dt.datetime | None = None  # its episodes were deleted upstream
+    removed_at: dt.datetime | None = None  # a later statement of its slot family left it out (absence_end)
 
 
 class EdgeTimes(BaseModel):
@@ -46,25 +46,27 @@ def recompute_slot(edges: list[SlotEdge], now: dt.datetime) -> dict[str, EdgeTim
     live = sorted((e for e in edges if e.tombstoned_at is None), key=lambda e: (e.valid_at or _MIN, e.uuid))
     out: dict[str, EdgeTimes] = {}
     for i, edge in enumerate(live):
-        successor = next((later for later in live[i + 1:] if later.object != edge.object), None)
+        successor = next((later for later in live[i + 1 :] if later.object != edge.object), None)
         superseded_at = _earliest(successor.valid_at if successor is not None else None, edge.removed_at)
         invalid_at = _earliest(edge.source_invalid_at, superseded_at)
         if superseded_at is None:
             expired_at = None
         elif invalid_at == edge.invalid_at and edge.expired_at is not None:
-            expired_at = edge.expired_at                 # unchanged: keep the original transaction time
+            expired_at = edge.expired_at  # unchanged: keep the original transaction time
         else:
             expired_at = now
         out[edge.uuid] = EdgeTimes(invalid_at=invalid_at, expired_at=expired_at)
     for edge in edges:
         if edge.tombstoned_at is not None:
-            out[edge.uuid] = EdgeTimes(invalid_at=_earliest(edge.invalid_at, edge.tombstoned_at),
-                                       expired_at=edge.expired_at or now)
+            out[edge.uuid] = EdgeTimes(
+                invalid_at=_earliest(edge.invalid_at, edge.tombstoned_at), expired_at=edge.expired_at or now
+            )
     return out
 
 
-def absence_end(slot: str, valid_at: dt.datetime | None,
-                statements: list[tuple[dt.datetime | None, frozenset[str]]]) -> dt.datetime | None:
+def absence_end(
+    slot: str, valid_at: dt.datetime | None, statements: list[tuple[dt.datetime | None, frozenset[str]]]
+) -> dt.datetime | None:
     """The first later statement of a slot family that leaves this slot out, if any."""
     if valid_at is None:
         return None

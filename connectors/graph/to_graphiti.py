@@ -29,9 +29,16 @@ def source_description(episode: Episode) -> str:
 
 def episodic_node(episode: Episode, *, created_at: dt.datetime, entity_edges: list[str]) -> EpisodicNode:
     return EpisodicNode(
-        uuid=episode.id, name=episode.metadata.source_key, group_id=episode.group_id, source=episode_type(episode),
-        source_description=source_description(episode), content=episode.content, valid_at=episode.timestamp,
-        created_at=created_at, entity_edges=entity_edges)
+        uuid=episode.id,
+        name=episode.metadata.source_key,
+        group_id=episode.group_id,
+        source=episode_type(episode),
+        source_description=source_description(episode),
+        content=episode.content,
+        valid_at=episode.timestamp,
+        created_at=created_at,
+        entity_edges=entity_edges,
+    )
 
 
 def episode_properties(episode: Episode) -> dict[str, Any]:
@@ -57,33 +64,68 @@ def episode_properties(episode: Episode) -> dict[str, Any]:
     }
 
 
-def entity_node(spec: EntitySpec, group_id: str, *, name: str, created_at: dt.datetime,
-                embedding: list[float] | None) -> EntityNode:
-    return EntityNode(uuid=spec.uuid, name=name, group_id=group_id, labels=[spec.label], summary=spec.summary,
-                      attributes=dict(spec.attributes), created_at=created_at, name_embedding=embedding)
+def entity_node(
+    spec: EntitySpec, group_id: str, *, name: str, created_at: dt.datetime, embedding: list[float] | None
+) -> EntityNode:
+    return EntityNode(
+        uuid=spec.uuid,
+        name=name,
+        group_id=group_id,
+        labels=[spec.label],
+        summary=spec.summary,
+        attributes=dict(spec.attributes),
+        created_at=created_at,
+        name_embedding=embedding,
+    )
 
 
-def entity_edge(fact: FactSpec, group_id: str, *, episodes: list[str], valid_at: dt.datetime | None,
-                invalid_at: dt.datetime | None, expired_at: dt.datetime | None, created_at: dt.datetime,
-                embedding: list[float] | None, revisions: list[str] | None = None,
-                tombstoned_at: dt.datetime | None = None) -> EntityEdge:
+def entity_edge(
+    fact: FactSpec,
+    group_id: str,
+    *,
+    episodes: list[str],
+    valid_at: dt.datetime | None,
+    invalid_at: dt.datetime | None,
+    expired_at: dt.datetime | None,
+    created_at: dt.datetime,
+    embedding: list[float] | None,
+    revisions: list[str] | None = None,
+    tombstoned_at: dt.datetime | None = None,
+) -> EntityEdge:
     """revisions: every (invalid_at, expired_at) state the edge had, in transaction order (known_at.py)."""
     attributes: dict[str, Any] = dict(fact.attributes)
     if revisions:
         attributes["revisions"] = list(revisions)
-    if tombstoned_at is not None:       # graphiti's bulk save replaces all properties: carry ours through
+    if tombstoned_at is not None:  # graphiti's bulk save replaces all properties: carry ours through
         attributes["tombstoned_at"] = tombstoned_at
     if fact.single_valued:
         attributes["slot"] = fact.single_valued
     if fact.invalid_at is not None:
         attributes["source_invalid_at"] = fact.invalid_at
-    return EntityEdge(uuid=fact.uuid, group_id=group_id, source_node_uuid=fact.subject, target_node_uuid=fact.object,
-                      name=fact.predicate, fact=fact.fact, episodes=episodes, created_at=created_at,
-                      valid_at=valid_at, invalid_at=invalid_at, expired_at=expired_at, reference_time=valid_at,
-                      fact_embedding=embedding, attributes=attributes)
+    return EntityEdge(
+        uuid=fact.uuid,
+        group_id=group_id,
+        source_node_uuid=fact.subject,
+        target_node_uuid=fact.object,
+        name=fact.predicate,
+        fact=fact.fact,
+        episodes=episodes,
+        created_at=created_at,
+        valid_at=valid_at,
+        invalid_at=invalid_at,
+        expired_at=expired_at,
+        reference_time=valid_at,
+        fact_embedding=embedding,
+        attributes=attributes,
+    )
 
 
 def mention_edge(episode_uuid: str, entity_uuid: str, group_id: str, created_at: dt.datetime) -> EpisodicEdge:
     edge_id = str(uuid.uuid5(FACT_NAMESPACE, f"MENTIONS\x1f{episode_uuid}\x1f{entity_uuid}"))
-    return EpisodicEdge(uuid=edge_id, group_id=group_id, source_node_uuid=episode_uuid, target_node_uuid=entity_uuid,
-                        created_at=created_at)
+    return EpisodicEdge(
+        uuid=edge_id,
+        group_id=group_id,
+        source_node_uuid=episode_uuid,
+        target_node_uuid=entity_uuid,
+        created_at=created_at,
+    )

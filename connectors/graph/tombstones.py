@@ -9,17 +9,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from connectors.graph.backend import as_datetime
-from connectors.graph.config import validate_group_id
 from connectors.graph.known_at import format_revision
 from connectors.graph.structured_writes import SET_EDGE_TIMES, read_slot_edges, slot_edge
 from connectors.graph.timeline import SlotEdge, recompute_slot
+from ground.identity import validate_group_id
 
 if TYPE_CHECKING:
     from connectors.graph.writer import GraphWriter
 
 
-async def invalidate_episodes(w: "GraphWriter", episode_ids: Sequence[str], at: dt.datetime,
-                              group_id: str | None = None) -> int:
+async def invalidate_episodes(
+    w: "GraphWriter", episode_ids: Sequence[str], at: dt.datetime, group_id: str | None = None
+) -> int:
     """Episodes deleted upstream: facts that only they support end at `at` (expired now); nothing is deleted.
 
     Slots they took part in are recomputed, so a predecessor they had superseded holds again.
@@ -36,9 +37,12 @@ async def invalidate_episodes(w: "GraphWriter", episode_ids: Sequence[str], at: 
     total = 0
     for g in groups:
         rows = await w.backend.query(
-            g, "MATCH ()-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND any(x IN e.episodes WHERE x IN $ids) "
-               "RETURN e.uuid AS uuid, e.episodes AS episodes, e.slot AS slot, e.invalid_at AS invalid_at",
-            g=g, ids=ids)
+            g,
+            "MATCH ()-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND any(x IN e.episodes WHERE x IN $ids) "
+            "RETURN e.uuid AS uuid, e.episodes AS episodes, e.slot AS slot, e.invalid_at AS invalid_at",
+            g=g,
+            ids=ids,
+        )
         doomed = [r for r in rows if set(r["episodes"] or []) <= set(ids)]
         if not doomed:
             continue
@@ -46,8 +50,15 @@ async def invalidate_episodes(w: "GraphWriter", episode_ids: Sequence[str], at: 
         for r in doomed:
             old = as_datetime(r["invalid_at"])
             invalid_at = min(old, at) if old is not None else at
-            updates.append({"uuid": r["uuid"], "invalid_at": invalid_at, "expired_at": now, "tombstoned_at": at,
-                            "revision": format_revision(now, invalid_at, now)})
+            updates.append(
+                {
+                    "uuid": r["uuid"],
+                    "invalid_at": invalid_at,
+                    "expired_at": now,
+                    "tombstoned_at": at,
+                    "revision": format_revision(now, invalid_at, now),
+                }
+            )
         total += len(updates)
         slots = sorted({r["slot"] for r in doomed if r["slot"]})
         slot_updates = []
@@ -60,16 +71,24 @@ async def invalidate_episodes(w: "GraphWriter", episode_ids: Sequence[str], at: 
                 current = {e.uuid: e for e in edges}
                 for uuid_, new in recompute_slot(edges, now).items():
                     if uuid_ not in doomed_ids and new.differs(current[uuid_]):
-                        slot_updates.append({"uuid": uuid_, "invalid_at": new.invalid_at,
-                                             "expired_at": new.expired_at,
-                                             "revision": format_revision(now, new.invalid_at, new.expired_at)})
+                        slot_updates.append(
+                            {
+                                "uuid": uuid_,
+                                "invalid_at": new.invalid_at,
+                                "expired_at": new.expired_at,
+                                "revision": format_revision(now, new.invalid_at, new.expired_at),
+                            }
+                        )
         driver = await w.backend.driver(g)
 
         async def unit(tx: Any, updates: list = updates, slot_updates: list = slot_updates) -> None:
-            await tx.run("UNWIND $rows AS row MATCH ()-[e:RELATES_TO {uuid: row.uuid}]->() "
-                         "SET e.invalid_at = row.invalid_at, e.expired_at = row.expired_at, "
-                         "e.tombstoned_at = row.tombstoned_at, "
-                         "e.revisions = coalesce(e.revisions, []) + [row.revision]", rows=updates)
+            await tx.run(
+                "UNWIND $rows AS row MATCH ()-[e:RELATES_TO {uuid: row.uuid}]->() "
+                "SET e.invalid_at = row.invalid_at, e.expired_at = row.expired_at, "
+                "e.tombstoned_at = row.tombstoned_at, "
+                "e.revisions = coalesce(e.revisions, []) + [row.revision]",
+                rows=updates,
+            )
             await tx.run("UNWIND $ids AS id MATCH (n:Episodic {uuid: id}) SET n.tombstoned_at = $at", ids=ids, at=at)
             if slot_updates:
                 await tx.run(SET_EDGE_TIMES, rows=slot_updates)

@@ -22,15 +22,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from connectors.graph.backend import GraphBackend, utcnow
-from connectors.graph.config import ConfigError, GraphConfig, validate_group_id
+from connectors.graph.config import ConfigError, GraphConfig
 from connectors.graph.embedders import UsesEmbedder
 from connectors.graph.llm_extraction import write_llm
 from connectors.graph.pins import check_stamp, read_stamp
 from connectors.graph.sink import BatchResult
 from connectors.graph.structured_writes import write_group
 from connectors.graph.tombstones import invalidate_episodes
-from transforms.episode import Episode
 from connectors.registry import episode_facts
+from ground.identity import validate_group_id
+from transforms.episode import Episode
 from transforms.facts import FactSet, merge_factsets
 
 log = logging.getLogger(__name__)
@@ -49,8 +50,14 @@ async def check_embedder_of(backend: GraphBackend, group_id: str, embedder_name:
 class GraphWriter(UsesEmbedder):
     """Async writer; use `async with GraphWriter(config) as w:` or open()/close()."""
 
-    def __init__(self, config: GraphConfig, *, extractor: Extractor = episode_facts,
-                 embedder: Any = None, clock: Callable[[], dt.datetime] = utcnow):
+    def __init__(
+        self,
+        config: GraphConfig,
+        *,
+        extractor: Extractor = episode_facts,
+        embedder: Any = None,
+        clock: Callable[[], dt.datetime] = utcnow,
+    ):
         self.config = config.check()
         self.backend = GraphBackend(config)
         self.extractor = extractor
@@ -58,7 +65,7 @@ class GraphWriter(UsesEmbedder):
         self.clock = clock
         self._graphiti: dict[str, Any] = {}
         self._llm: Any = None
-        self.session_id = __import__("uuid").uuid4().hex     # groups this writer's LLM spend rows (one per run)
+        self.session_id = __import__("uuid").uuid4().hex  # groups this writer's LLM spend rows (one per run)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -108,9 +115,13 @@ class GraphWriter(UsesEmbedder):
 
     # ------------------------------------------------------------------ write
 
-    async def write_batch(self, episodes: Sequence[Episode],
-                          extra_facts: Mapping[str, FactSet] | None = None, *,
-                          max_cost_usd: float | None = None) -> BatchResult:
+    async def write_batch(
+        self,
+        episodes: Sequence[Episode],
+        extra_facts: Mapping[str, FactSet] | None = None,
+        *,
+        max_cost_usd: float | None = None,
+    ) -> BatchResult:
         """Write episodes (+ facts that come without content of their own, keyed by group id).
 
         Sources in "llm"/"both" mode also go through Graphiti's add_episode, one episode at a time, until
@@ -133,7 +144,7 @@ class GraphWriter(UsesEmbedder):
             validate_group_id(group_id)
             groups.setdefault(group_id, [])
         checked = list(groups) + [e.group_id for e, _ in llm_items if e.group_id not in groups]
-        for group_id in dict.fromkeys(checked):       # all checks before any write
+        for group_id in dict.fromkeys(checked):  # all checks before any write
             await self.check_embedder(group_id)
 
         result = BatchResult(llm_metered=self.uses_llm)
@@ -197,7 +208,8 @@ class GraphWriter(UsesEmbedder):
 
     # ------------------------------------------------------------------ tombstones
 
-    async def invalidate_episodes(self, episode_ids: Sequence[str], at: dt.datetime,
-                                  group_id: str | None = None) -> int:
+    async def invalidate_episodes(
+        self, episode_ids: Sequence[str], at: dt.datetime, group_id: str | None = None
+    ) -> int:
         """Episodes deleted upstream: facts that only they support end at `at` (tombstones.py). Returns how many."""
         return await invalidate_episodes(self, episode_ids, at, group_id)

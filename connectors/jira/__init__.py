@@ -11,6 +11,13 @@ from connectors.jira.api_settings import (
 )
 from connectors.jira.export_reader import JiraExportReader
 
-
-__all__ = ["DeletedIssue", "JiraApiCheckpoint", "JiraApiReader", "JiraApiSettings", "JiraAuthError", "JiraConfigError",
-           "JiraExportReader", "JiraUnavailableError"]
+__all__ = [
+    "DeletedIssue",
+    "JiraApiCheckpoint",
+    "JiraApiReader",
+    "JiraApiSettings",
+    "JiraAuthError",
+    "JiraConfigError",
+    "JiraExportReader",
+    "JiraUnavailableError",
+]

@@ -22,7 +22,6 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from ground.contract import TimeWindow
 from connectors.jira.api_settings import (
     DeletedIssue,
     JiraApiCheckpoint,
@@ -33,6 +32,7 @@ from connectors.jira.api_settings import (
 )
 from connectors.jira.issue_record import SOURCE, Item, failure, issue_records
 from connectors.jira.times import epoch_ms
+from ground.contract import TimeWindow
 from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def _message(exc: BaseException) -> str:
 
 
 def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 class JiraApiReader:
@@ -71,18 +71,40 @@ class JiraApiReader:
     def _make_client(s: JiraApiSettings) -> Any:
         from atlassian import Jira
 
-        auth: dict[str, Any] = ({"username": s.username, "password": s.token.get_secret_value()} if s.username
-                                else {"token": s.token.get_secret_value()})
-        client = Jira(url=s.base_url, cloud=s.cloud, api_version="3" if s.cloud else "2",
-                      timeout=s.timeout_seconds, verify_ssl=s.verify_ssl, backoff_and_retry=True,
-                      retry_status_codes=list(RETRY_STATUSES), max_backoff_retries=s.max_retries,
-                      backoff_factor=s.backoff_seconds, backoff_jitter=0.0,
-                      max_backoff_seconds=int(max(1, s.max_backoff_seconds)), retry_with_header=False, **auth)
+        auth: dict[str, Any] = (
+            {"username": s.username, "password": s.token.get_secret_value()}
+            if s.username
+            else {"token": s.token.get_secret_value()}
+        )
+        client = Jira(
+            url=s.base_url,
+            cloud=s.cloud,
+            api_version="3" if s.cloud else "2",
+            timeout=s.timeout_seconds,
+            verify_ssl=s.verify_ssl,
+            backoff_and_retry=True,
+            retry_status_codes=list(RETRY_STATUSES),
+            max_backoff_retries=s.max_retries,
+            backoff_factor=s.backoff_seconds,
+            backoff_jitter=0.0,
+            max_backoff_seconds=int(max(1, s.max_backoff_seconds)),
+            retry_with_header=False,
+            **auth,
+        )
         # The client's own Retry only bounds status retries; connect/read timeouts would retry forever. Ours bounds all.
-        retry = Retry(total=s.max_retries, connect=s.max_retries, read=s.max_retries, status=s.max_retries,
-                      other=0, allowed_methods=None, status_forcelist=RETRY_STATUSES,
-                      backoff_factor=s.backoff_seconds, backoff_max=s.max_backoff_seconds,
-                      respect_retry_after_header=True, raise_on_status=False)
+        retry = Retry(
+            total=s.max_retries,
+            connect=s.max_retries,
+            read=s.max_retries,
+            status=s.max_retries,
+            other=0,
+            allowed_methods=None,
+            status_forcelist=RETRY_STATUSES,
+            backoff_factor=s.backoff_seconds,
+            backoff_max=s.max_backoff_seconds,
+            respect_retry_after_header=True,
+            raise_on_status=False,
+        )
         client.session.mount(s.base_url, HTTPAdapter(max_retries=retry))
         return client
 
@@ -96,16 +118,19 @@ class JiraApiReader:
                 raise JiraAuthError(
                     f"Jira at {self.settings.base_url} refused the credentials (401) for {what}: check the user "
                     "(GRAPHFEED_JIRA_USERNAME) and token (GRAPHFEED_JIRA_API_TOKEN); an expired or revoked token "
-                    "gives this too") from None
+                    "gives this too"
+                ) from None
             if status in RETRY_STATUSES:
                 raise JiraUnavailableError(
                     f"Jira at {self.settings.base_url} answered {status} for {what} after "
-                    f"{self.settings.max_retries} retries: {_message(exc)}") from None
+                    f"{self.settings.max_retries} retries: {_message(exc)}"
+                ) from None
             raise
         except (requests.Timeout, requests.ConnectionError, requests.exceptions.RetryError) as exc:
             raise JiraUnavailableError(
                 f"Jira at {self.settings.base_url} did not answer {what} after {self.settings.max_retries} retries "
-                f"({type(exc).__name__})") from None
+                f"({type(exc).__name__})"
+            ) from None
 
     # ------------------------------------------------------------------ queries
 
@@ -129,23 +154,42 @@ class JiraApiReader:
         """One search page; advances cp's cursor. Errors on the search are run-level: they name what to fix."""
         try:
             if self.settings.cloud:
-                page = self._call("the issue search", lambda: self.client.enhanced_jql(
-                    jql, fields=fields, nextPageToken=cp.next_page_token, limit=self.settings.page_size,
-                    expand="names" if fields != "key" else None))
+                page = self._call(
+                    "the issue search",
+                    lambda: self.client.enhanced_jql(
+                        jql,
+                        fields=fields,
+                        nextPageToken=cp.next_page_token,
+                        limit=self.settings.page_size,
+                        expand="names" if fields != "key" else None,
+                    ),
+                )
             else:
-                page = self._call("the issue search", lambda: self.client.jql(
-                    jql, fields=fields, start=cp.start_at, limit=self.settings.page_size,
-                    expand="names" if fields != "key" else None))
+                page = self._call(
+                    "the issue search",
+                    lambda: self.client.jql(
+                        jql,
+                        fields=fields,
+                        start=cp.start_at,
+                        limit=self.settings.page_size,
+                        expand="names" if fields != "key" else None,
+                    ),
+                )
         except requests.HTTPError as exc:
             status = _status(exc)
-            hint = {400: "the JQL was rejected: check GRAPHFEED_JIRA_PROJECT_KEYS and GRAPHFEED_JIRA_EXTRA_JQL",
-                    403: "the user may not browse these projects: check GRAPHFEED_JIRA_PROJECT_KEYS and permissions",
-                    404: "no search endpoint here: check GRAPHFEED_JIRA_URL and GRAPHFEED_JIRA_CLOUD (Cloud vs Server)"}
-            raise JiraConfigError(f"Jira search failed with {status}: {hint.get(status, 'unexpected answer')} "
-                                  f"({_message(exc)})") from None
+            hint = {
+                400: "the JQL was rejected: check GRAPHFEED_JIRA_PROJECT_KEYS and GRAPHFEED_JIRA_EXTRA_JQL",
+                403: "the user may not browse these projects: check GRAPHFEED_JIRA_PROJECT_KEYS and permissions",
+                404: "no search endpoint here: check GRAPHFEED_JIRA_URL and GRAPHFEED_JIRA_CLOUD (Cloud vs Server)",
+            }
+            raise JiraConfigError(
+                f"Jira search failed with {status}: {hint.get(status, 'unexpected answer')} ({_message(exc)})"
+            ) from None
         if not isinstance(page, dict) or not isinstance(page.get("issues"), list):
-            raise JiraConfigError(f"{self.settings.base_url} did not answer the search with Jira JSON: check "
-                                  "GRAPHFEED_JIRA_URL (a login or proxy page answers like this)")
+            raise JiraConfigError(
+                f"{self.settings.base_url} did not answer the search with Jira JSON: check "
+                "GRAPHFEED_JIRA_URL (a login or proxy page answers like this)"
+            )
         issues = [i for i in page["issues"] if isinstance(i, dict)]
         names = page.get("names") if isinstance(page.get("names"), dict) else {}
         if names:
@@ -156,7 +200,9 @@ class JiraApiReader:
         else:
             cp.start_at += len(issues)
             total = page.get("total")
-            more = bool(issues) and (cp.start_at < total if isinstance(total, int) else len(issues) >= self.settings.page_size)
+            more = bool(issues) and (
+                cp.start_at < total if isinstance(total, int) else len(issues) >= self.settings.page_size
+            )
         cp.pages_done += 1
         return issues, more
 
@@ -165,11 +211,13 @@ class JiraApiReader:
             try:
                 fields = self._call("the field list", self.client.get_all_fields)
             except requests.HTTPError as exc:
-                log.warning("jira field list unavailable (%s); custom fields keep the names the search gives",
-                            _status(exc))
+                log.warning(
+                    "jira field list unavailable (%s); custom fields keep the names the search gives", _status(exc)
+                )
                 fields = []
-            self._field_names = {str(f["id"]): str(f.get("name") or f["id"]) for f in fields or []
-                                 if isinstance(f, dict) and f.get("id")}
+            self._field_names = {
+                str(f["id"]): str(f.get("name") or f["id"]) for f in fields or [] if isinstance(f, dict) and f.get("id")
+            }
         return self._field_names
 
     def _changelog(self, key: str) -> list[dict]:
@@ -177,16 +225,22 @@ class JiraApiReader:
         start = 0
         size = self.settings.changelog_page_size
         while True:
-            page = self._call(f"the changelog of {key}",
-                              lambda: self.client.get_issue_changelog(key, start=start, limit=size))
+            page = self._call(
+                f"the changelog of {key}",
+                lambda start=start: self.client.get_issue_changelog(key, start=start, limit=size),
+            )
             if not isinstance(page, dict):
                 return histories
             values = page.get("values") if isinstance(page.get("values"), list) else page.get("histories") or []
             histories.extend(v for v in values if isinstance(v, dict))
             start += len(values)
             total = page.get("total")
-            if not values or page.get("isLast") is True or (isinstance(total, int) and start >= total) \
-                    or (not isinstance(total, int) and page.get("isLast") is None):
+            if (
+                not values
+                or page.get("isLast") is True
+                or (isinstance(total, int) and start >= total)
+                or (not isinstance(total, int) and page.get("isLast") is None)
+            ):
                 return histories
 
     def _comments(self, key: str) -> list[dict]:
@@ -195,8 +249,10 @@ class JiraApiReader:
         size = self.settings.comment_page_size
         url = f"{self.client.resource_url('issue')}/{key}/comment"
         while True:
-            page = self._call(f"the comments of {key}",
-                              lambda: self.client.get(url, params={"startAt": start, "maxResults": size}))
+            page = self._call(
+                f"the comments of {key}",
+                lambda start=start: self.client.get(url, params={"startAt": start, "maxResults": size}),
+            )
             values = page.get("comments") if isinstance(page, dict) and isinstance(page.get("comments"), list) else []
             comments.extend(v for v in values if isinstance(v, dict))
             start += len(values)
@@ -206,16 +262,28 @@ class JiraApiReader:
 
     # ------------------------------------------------------------------ read
 
-    def read(self, window: TimeWindow | None = None,
-             checkpoint: JiraApiCheckpoint | None = None) -> Generator[SourceRecord | RecordFailure, None, JiraApiCheckpoint]:
+    def read(
+        self, window: TimeWindow | None = None, checkpoint: JiraApiCheckpoint | None = None
+    ) -> Generator[SourceRecord | RecordFailure, None, JiraApiCheckpoint]:
         start_ms = epoch_ms(window.start) if window else None
         end_ms = epoch_ms(window.end) if window else None
-        resume = (checkpoint is not None and checkpoint.has_more and checkpoint.window_start_ms == start_ms
-                  and checkpoint.window_end_ms == end_ms)
+        resume = (
+            checkpoint is not None
+            and checkpoint.has_more
+            and checkpoint.window_start_ms == start_ms
+            and checkpoint.window_end_ms == end_ms
+        )
         base = checkpoint or JiraApiCheckpoint()
-        cp = base.model_copy(deep=True) if resume else JiraApiCheckpoint(
-            window_start_ms=start_ms, window_end_ms=end_ms, last_full_listing=base.last_full_listing,
-            known_keys=list(base.known_keys))
+        cp = (
+            base.model_copy(deep=True)
+            if resume
+            else JiraApiCheckpoint(
+                window_start_ms=start_ms,
+                window_end_ms=end_ms,
+                last_full_listing=base.last_full_listing,
+                known_keys=list(base.known_keys),
+            )
+        )
         cp.deleted = [] if not resume else cp.deleted
         self.checkpoint = cp.model_copy(deep=True)
         names = self.field_names()
@@ -226,7 +294,7 @@ class JiraApiReader:
             for issue in issues:
                 yield from self._issue_items(issue, names, cp)
             cp.has_more = more
-            self.checkpoint = cp.model_copy(deep=True)        # page done: a resumed read starts after it
+            self.checkpoint = cp.model_copy(deep=True)  # page done: a resumed read starts after it
         if self._listing_due(cp):
             self._full_listing(cp)
         cp.has_more = False
@@ -247,12 +315,20 @@ class JiraApiReader:
             if status == 404:
                 cp.deleted.append(DeletedIssue(key=key, detected_at=self.clock(), how="not_found"))
                 return
-            yield failure(origin, ErrorClass.api_error, f"Jira answered {status} while reading {key}: {_message(exc)}",
-                          key)
+            yield failure(
+                origin, ErrorClass.api_error, f"Jira answered {status} while reading {key}: {_message(exc)}", key
+            )
             return
-        yield from issue_records(issue, origin, base_url=self.settings.base_url, field_names=names,
-                                 content_fields=self.settings.content_fields, changelog=changelog, comments=comments,
-                                 export_format="api-v3" if self.settings.cloud else "api-v2")
+        yield from issue_records(
+            issue,
+            origin,
+            base_url=self.settings.base_url,
+            field_names=names,
+            content_fields=self.settings.content_fields,
+            changelog=changelog,
+            comments=comments,
+            export_format="api-v3" if self.settings.cloud else "api-v2",
+        )
 
     # ------------------------------------------------------------------ deletions
 
@@ -277,8 +353,9 @@ class JiraApiReader:
         if cp.last_full_listing is not None:
             gone = sorted(set(cp.known_keys) - set(current))
             already = {d.key for d in cp.deleted}
-            cp.deleted.extend(DeletedIssue(key=k, detected_at=now, how="absent_from_listing")
-                              for k in gone if k not in already)
+            cp.deleted.extend(
+                DeletedIssue(key=k, detected_at=now, how="absent_from_listing") for k in gone if k not in already
+            )
         cp.known_keys = current
         cp.last_full_listing = now
 

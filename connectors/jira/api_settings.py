@@ -24,21 +24,21 @@ class JiraUnavailableError(SourceUnavailable):
 
 
 class JiraApiSettings(BaseModel):
-    base_url: str                                     # https://northwind.atlassian.net or https://jira.example.com
-    username: str | None = None                       # Cloud: the account email (basic auth with an API token)
-    token: SecretStr                                  # Cloud API token, or a Server/DC personal access token (bearer)
+    base_url: str  # https://northwind.atlassian.net or https://jira.example.com
+    username: str | None = None  # Cloud: the account email (basic auth with an API token)
+    token: SecretStr  # Cloud API token, or a Server/DC personal access token (bearer)
     cloud: bool = True
     project_keys: list[str] = Field(default_factory=list)
-    extra_jql: str | None = None                      # ANDed to the query, e.g. 'issuetype != Sub-task'
+    extra_jql: str | None = None  # ANDed to the query, e.g. 'issuetype != Sub-task'
     page_size: int = Field(default=50, ge=1, le=5000)
     comment_page_size: int = Field(default=100, ge=1, le=5000)
     changelog_page_size: int = Field(default=100, ge=1, le=5000)
-    content_fields: list[str] = Field(default_factory=list)   # custom field names copied into the episode content
+    content_fields: list[str] = Field(default_factory=list)  # custom field names copied into the episode content
     timeout_seconds: float = 30.0
     max_retries: int = Field(default=5, ge=0)
-    backoff_seconds: float = 1.0                      # base of the exponential backoff (tests use ~0.01)
+    backoff_seconds: float = 1.0  # base of the exponential backoff (tests use ~0.01)
     max_backoff_seconds: float = 60.0
-    full_listing_every: dt.timedelta | None = dt.timedelta(days=7)   # None: never list all keys for deletions
+    full_listing_every: dt.timedelta | None = dt.timedelta(days=7)  # None: never list all keys for deletions
     verify_ssl: bool = True
 
 
@@ -51,9 +51,9 @@ class DeletedIssue(BaseModel):
 class JiraApiCheckpoint(Checkpoint):
     window_start_ms: int | None = None
     window_end_ms: int | None = None
-    next_page_token: str | None = None                # Cloud
-    start_at: int = 0                                 # Server/DC
+    next_page_token: str | None = None  # Cloud
+    start_at: int = 0  # Server/DC
     pages_done: int = 0
     deleted: list[DeletedIssue] = Field(default_factory=list)
     last_full_listing: dt.datetime | None = None
-    known_keys: list[str] = Field(default_factory=list)   # keys of the last full listing
+    known_keys: list[str] = Field(default_factory=list)  # keys of the last full listing

@@ -9,10 +9,10 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 
 from connectors.files import read_files, walk
-from ground.contract import FileCheckpoint, Item, TimeWindow
 from connectors.jira.flat_exports import items_from_csv, items_from_xml
 from connectors.jira.issue_record import SOURCE, failure
 from connectors.jira.json_export import items_from_json
+from ground.contract import FileCheckpoint, Item, TimeWindow
 from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 
 
@@ -33,17 +33,24 @@ def sniff(head: bytes, name: str) -> str | None:
 class JiraExportReader:
     source = SOURCE
 
-    def __init__(self, paths: Sequence[str | Path], *, base_url: str | None = None,
-                 content_fields: Sequence[str] = (), csv_timezone: dt.tzinfo = dt.timezone.utc,
-                 max_file_bytes: int = 200_000_000):
+    def __init__(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        base_url: str | None = None,
+        content_fields: Sequence[str] = (),
+        csv_timezone: dt.tzinfo = dt.UTC,
+        max_file_bytes: int = 200_000_000,
+    ):
         self.paths = [Path(p) for p in paths]
         self.base_url = base_url
         self.content_fields = tuple(content_fields)
         self.csv_timezone = csv_timezone
         self.max_file_bytes = max_file_bytes
 
-    def read(self, window: TimeWindow | None = None,
-             checkpoint: FileCheckpoint | None = None) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
+    def read(
+        self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
+    ) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
         return (yield from read_files(self._files(), self.read_file, window, checkpoint, self.source))
 
     def _files(self) -> Iterator[Path | RecordFailure]:
@@ -54,13 +61,16 @@ class JiraExportReader:
         try:
             size = path.stat().st_size
             if size > self.max_file_bytes:
-                yield failure(origin, ErrorClass.too_large,
-                              f"file of {size:,} bytes is over the {self.max_file_bytes:,}-byte limit")
+                yield failure(
+                    origin,
+                    ErrorClass.too_large,
+                    f"file of {size:,} bytes is over the {self.max_file_bytes:,}-byte limit",
+                )
                 return
             with open(path, "rb") as stream:
                 head = stream.read(4096)
                 kind = sniff(head, path.name)
-                if kind == "csv":                      # streamed: a 200k-row export is never held whole
+                if kind == "csv":  # streamed: a 200k-row export is never held whole
                     stream.seek(0)
                     yield from items_from_csv(stream, origin, self.base_url, self.content_fields, self.csv_timezone)
                     return
@@ -75,5 +85,8 @@ class JiraExportReader:
         elif not data.strip() and size == len(data):
             yield failure(origin, ErrorClass.parse_error, f"empty file ({size} bytes)")
         else:
-            yield failure(origin, ErrorClass.unsupported,
-                          "not a Jira export: expected JSON (REST/webhook), CSV with an 'Issue key' column, or XML/RSS")
+            yield failure(
+                origin,
+                ErrorClass.unsupported,
+                "not a Jira export: expected JSON (REST/webhook), CSV with an 'Issue key' column, or XML/RSS",
+            )

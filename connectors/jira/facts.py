@@ -34,8 +34,12 @@ SLOTS: dict[str, tuple[str, str, str, str | None]] = {
     "status": ("HAS_STATUS", "Status", "{issue} has status {value}", None),
     "priority": ("HAS_PRIORITY", "Priority", "{issue} has priority {value}", None),
     "resolution": ("HAS_RESOLUTION", "Resolution", "{issue} is resolved as {value}", "{issue} is unresolved"),
-    "fix_version": ("HAS_FIX_VERSION", "Version", "{issue} is planned for fix version {value}",
-                    "{issue} has no fix version"),
+    "fix_version": (
+        "HAS_FIX_VERSION",
+        "Version",
+        "{issue} is planned for fix version {value}",
+        "{issue} has no fix version",
+    ),
     "sprint": ("IN_SPRINT", "Sprint", "{issue} is in sprint {value}", "{issue} is in no sprint"),
     "due_date": ("DUE_ON", "Date", "{issue} is due on {value}", "{issue} has no due date"),
 }
@@ -77,7 +81,7 @@ def _current(slot: str, fields: JiraFields) -> Any:
         return fields.fix_versions[-1] if fields.fix_versions else NONE
     if slot == "sprint":
         return fields.sprints[-1] if fields.sprints else NONE
-    return getattr(fields, slot) or NONE          # assignee, reporter (a person), status, priority, resolution, due_date
+    return getattr(fields, slot) or NONE  # assignee, reporter (a person), status, priority, resolution, due_date
 
 
 def slot_timeline(slot: str, fields: JiraFields) -> list[tuple[dt.datetime, Any]]:
@@ -96,7 +100,7 @@ def slot_timeline(slot: str, fields: JiraFields) -> list[tuple[dt.datetime, Any]
         if value is not NONE:
             start = created
             if slot in ("status", "resolution") and fields.resolution:
-                start = _time(fields.resolved) or created     # without history: resolved when it was resolved
+                start = _time(fields.resolved) or created  # without history: resolved when it was resolved
             if start is not None:
                 timeline.append((start, value))
     return timeline
@@ -104,14 +108,22 @@ def slot_timeline(slot: str, fields: JiraFields) -> list[tuple[dt.datetime, Any]
 
 def _value_entity(g: str, slot: str, label: str, value: str) -> EntitySpec:
     key = f"jira-{slot}:{value.casefold()}"
-    return EntitySpec(uuid=entity_uuid(g, key), key=key, label=label, name=value, summary=f"Jira {label.lower()} {value}",
-                      attributes={"key": key})
+    return EntitySpec(
+        uuid=entity_uuid(g, key),
+        key=key,
+        label=label,
+        name=value,
+        summary=f"Jira {label.lower()} {value}",
+        attributes={"key": key},
+    )
 
 
 def _none_entity(g: str, slot: str) -> EntitySpec:
     key = f"jira-{slot}:none"
     name = {"assignee": "Unassigned", "resolution": "Unresolved"}.get(slot, f"No {slot.replace('_', ' ')}")
-    return EntitySpec(uuid=entity_uuid(g, key), key=key, label="Value", name=name, summary=name, attributes={"key": key})
+    return EntitySpec(
+        uuid=entity_uuid(g, key), key=key, label="Value", name=name, summary=name, attributes={"key": key}
+    )
 
 
 def _predicate(verb: str) -> str:
@@ -137,9 +149,18 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
     label = f"{issue_key} ({summary})" if summary else issue_key
 
     if meta.kind == "comment":
-        b.fact(make_fact(g, author, "COMMENTED_ON", issue,
-                         f"{author.name} commented on {label} on {as_utc(when).date().isoformat()}",
-                         valid_at=when, episode_ids=eps, qualifier=meta.source_key))
+        b.fact(
+            make_fact(
+                g,
+                author,
+                "COMMENTED_ON",
+                issue,
+                f"{author.name} commented on {label} on {as_utc(when).date().isoformat()}",
+                valid_at=when,
+                episode_ids=eps,
+                qualifier=meta.source_key,
+            )
+        )
         subject_text = f"A comment by {author.name} on {issue_key}"
     else:
         subject_text = label
@@ -160,28 +181,69 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
                 else:
                     target = b.entity(_value_entity(g, slot, value_label, str(value)))
                     text = sentence.format(issue=label, value=target.name)
-                b.fact(make_fact(g, issue, predicate, target, f"{text} (from {valid_at.date().isoformat()})",
-                                 valid_at=valid_at, episode_ids=eps,
-                                 single_valued=slot_key(f"jira:issue:{issue_key}", predicate)))
+                b.fact(
+                    make_fact(
+                        g,
+                        issue,
+                        predicate,
+                        target,
+                        f"{text} (from {valid_at.date().isoformat()})",
+                        valid_at=valid_at,
+                        episode_ids=eps,
+                        single_valued=slot_key(f"jira:issue:{issue_key}", predicate),
+                    )
+                )
         seen_at = meta.updated_at
         for link in fields.links:
             other, _ = reference_entity(g, f"jira:issue:{link.get('key')}")
             other = b.entity(other)
             verb = str(link.get("verb") or "relates to")
-            b.fact(make_fact(g, issue, _predicate(verb), other, f"{issue_key} {verb} {other.name}",
-                             valid_at=seen_at, episode_ids=eps, keyed_by_time=False))
-        for relation, predicate, sentence in (("parent", "PART_OF", "{issue} is part of {other}"),
-                                              ("epic", "IN_EPIC", "{issue} belongs to the epic {other}")):
+            b.fact(
+                make_fact(
+                    g,
+                    issue,
+                    _predicate(verb),
+                    other,
+                    f"{issue_key} {verb} {other.name}",
+                    valid_at=seen_at,
+                    episode_ids=eps,
+                    keyed_by_time=False,
+                )
+            )
+        for relation, predicate, sentence in (
+            ("parent", "PART_OF", "{issue} is part of {other}"),
+            ("epic", "IN_EPIC", "{issue} belongs to the epic {other}"),
+        ):
             other_key = getattr(fields, relation)
             if other_key and other_key != issue_key:
                 other, _ = reference_entity(g, f"jira:issue:{other_key}")
                 other = b.entity(other)
-                b.fact(make_fact(g, issue, predicate, other, sentence.format(issue=issue_key, other=other.name),
-                                 valid_at=seen_at, episode_ids=eps, keyed_by_time=False))
+                b.fact(
+                    make_fact(
+                        g,
+                        issue,
+                        predicate,
+                        other,
+                        sentence.format(issue=issue_key, other=other.name),
+                        valid_at=seen_at,
+                        episode_ids=eps,
+                        keyed_by_time=False,
+                    )
+                )
 
-    add_reference_facts(b, g, issue, episode.references, people, domain_orgs,
-                        lambda e: f"{subject_text} on {as_utc(when).date().isoformat()} mentions {e.name}",
-                        valid_at=when, episode_ids=eps, qualifier=meta.source_key, unconfirmed=meta.unconfirmed_names)
+    add_reference_facts(
+        b,
+        g,
+        issue,
+        episode.references,
+        people,
+        domain_orgs,
+        lambda e: f"{subject_text} on {as_utc(when).date().isoformat()} mentions {e.name}",
+        valid_at=when,
+        episode_ids=eps,
+        qualifier=meta.source_key,
+        unconfirmed=meta.unconfirmed_names,
+    )
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()
 

@@ -11,17 +11,21 @@ import io
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from connectors.email.html_text import html_to_text
 from connectors.jira.issue_record import Item, failure, issue_records
 from connectors.jira.times import iso, parse_time
 from ground.records import ErrorClass, Origin
+from transforms.html_text import html_to_text
 
 MAX_CSV_FIELD = 10_000_000
 
 
 def text_doc(text: str) -> dict:
     """Already-plain text wrapped as a one-paragraph ADF doc, so it is not read as wiki markup a second time."""
-    return {"type": "doc", "version": 1, "content": [{"type": "paragraph", "content": [{"type": "text", "text": text}]}]}
+    return {
+        "type": "doc",
+        "version": 1,
+        "content": [{"type": "paragraph", "content": [{"type": "text", "text": text}]}],
+    }
 
 
 # ---------------------------------------------------------------- CSV
@@ -36,8 +40,13 @@ def _user(name: str | None, account: str | None) -> dict | None:
     return user
 
 
-def items_from_csv(data: bytes | BinaryIO, origin: Origin, base_url: str | None = None,
-                   content_fields: tuple[str, ...] = (), default_tz: dt.tzinfo = dt.timezone.utc) -> Iterator[Item]:
+def items_from_csv(
+    data: bytes | BinaryIO,
+    origin: Origin,
+    base_url: str | None = None,
+    content_fields: tuple[str, ...] = (),
+    default_tz: dt.tzinfo = dt.UTC,
+) -> Iterator[Item]:
     """Issues streamed row by row from the export (bytes or a binary stream): memory stays flat in the row count."""
     stream = io.BytesIO(data) if isinstance(data, bytes) else data
     csv.field_size_limit(MAX_CSV_FIELD)
@@ -68,15 +77,27 @@ def items_from_csv(data: bytes | BinaryIO, origin: Origin, base_url: str | None 
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(header):
-                yield failure(where, ErrorClass.parse_error,
-                              f"CSV row has {len(row)} cells, the header has {len(header)}",
-                              row[key_at] if len(row) > key_at else None)
+                yield failure(
+                    where,
+                    ErrorClass.parse_error,
+                    f"CSV row has {len(row)} cells, the header has {len(header)}",
+                    row[key_at] if len(row) > key_at else None,
+                )
                 continue
-            yield from issue_records(_csv_issue(header, row, default_tz), where, base_url=base_url,
-                                     content_fields=content_fields, export_format="csv", default_tz=default_tz)
+            yield from issue_records(
+                _csv_issue(header, row, default_tz),
+                where,
+                base_url=base_url,
+                content_fields=content_fields,
+                export_format="csv",
+                default_tz=default_tz,
+            )
     except UnicodeDecodeError as exc:
-        yield failure(origin.model_copy(update={"index": index}), ErrorClass.parse_error,
-                      f"CSV export is not UTF-8 (from row {index} on): {exc}")
+        yield failure(
+            origin.model_copy(update={"index": index}),
+            ErrorClass.parse_error,
+            f"CSV export is not UTF-8 (from row {index} on): {exc}",
+        )
     finally:
         text.detach()
 
@@ -103,8 +124,11 @@ def _csv_issue(header: list[str], row: list[str], default_tz: dt.tzinfo) -> dict
         "created": iso(parse_time(get("Created"), default_tz)) or get("Created"),
         "updated": iso(parse_time(get("Updated"), default_tz)) or get("Updated"),
         "resolutiondate": iso(parse_time(get("Resolved"), default_tz)),
-        "duedate": (parse_time(get("Due Date"), default_tz).date().isoformat()
-                    if parse_time(get("Due Date"), default_tz) else None),
+        "duedate": (
+            parse_time(get("Due Date"), default_tz).date().isoformat()
+            if parse_time(get("Due Date"), default_tz)
+            else None
+        ),
         "labels": multi.get("Labels", []),
         "components": [{"name": c} for c in multi.get("Component/s", [])],
         "fixVersions": [{"name": v} for v in multi.get("Fix Version/s", [])],
@@ -120,15 +144,15 @@ def _csv_issue(header: list[str], row: list[str], default_tz: dt.tzinfo) -> dict
         low = name.casefold()
         if low.startswith(("outward issue link (", "inward issue link (")):
             direction = "outward" if low.startswith("outward") else "inward"
-            kind = name[name.index("(") + 1:name.rindex(")")] if "(" in name and ")" in name else "Relates"
+            kind = name[name.index("(") + 1 : name.rindex(")")] if "(" in name and ")" in name else "Relates"
             for key in values:
                 links.append({"type": {"name": kind, direction: kind.casefold()}, f"{direction}Issue": {"key": key}})
     fields["issuelinks"] = links
     names: dict[str, str] = {"customfield_sprint": "Sprint"}
     for name, values in multi.items():
         if name.startswith("Custom field (") and name.endswith(")"):
-            field_id = "customfield_" + name[len("Custom field ("):-1]
-            names[field_id] = name[len("Custom field ("):-1]
+            field_id = "customfield_" + name[len("Custom field (") : -1]
+            names[field_id] = name[len("Custom field (") : -1]
             fields[field_id] = values if len(values) > 1 else values[0]
     return {"id": get("Issue id"), "key": get("Issue key"), "fields": fields, "names": names}
 
@@ -138,16 +162,21 @@ def _csv_comment(cell: str, index: int, default_tz: dt.tzinfo) -> dict:
     parts = cell.split(";", 2)
     if len(parts) == 3 and parse_time(parts[0].strip(), default_tz) is not None:
         when, account, body = parts
-        return {"id": f"csv{index + 1}", "created": iso(parse_time(when.strip(), default_tz)),
-                "author": _user(None, account.strip()), "body": text_doc(body.strip())}
-    return {"id": f"csv{index + 1}", "body": text_doc(cell)}        # no date: a failure names it downstream
+        return {
+            "id": f"csv{index + 1}",
+            "created": iso(parse_time(when.strip(), default_tz)),
+            "author": _user(None, account.strip()),
+            "body": text_doc(body.strip()),
+        }
+    return {"id": f"csv{index + 1}", "body": text_doc(cell)}  # no date: a failure names it downstream
 
 
 # ---------------------------------------------------------------- XML / RSS
 
 
-def items_from_xml(data: bytes, origin: Origin, base_url: str | None = None,
-                   content_fields: tuple[str, ...] = ()) -> Iterator[Item]:
+def items_from_xml(
+    data: bytes, origin: Origin, base_url: str | None = None, content_fields: tuple[str, ...] = ()
+) -> Iterator[Item]:
     from lxml import etree
 
     parser_kw = {"resolve_entities": False, "no_network": True, "huge_tree": False}
@@ -161,12 +190,14 @@ def items_from_xml(data: bytes, origin: Origin, base_url: str | None = None,
             except Exception as exc:  # noqa: BLE001 - one odd item becomes a failure, the file goes on
                 yield failure(where, ErrorClass.bad_value, f"XML item cannot be read: {type(exc).__name__}: {exc}")
             else:
-                yield from issue_records(issue, where, base_url=base_url, content_fields=content_fields,
-                                         export_format="xml")
+                yield from issue_records(
+                    issue, where, base_url=base_url, content_fields=content_fields, export_format="xml"
+                )
             element.clear()
     except etree.XMLSyntaxError as exc:
-        yield failure(origin.model_copy(update={"index": index}), ErrorClass.parse_error,
-                      f"XML export breaks off: {exc}")
+        yield failure(
+            origin.model_copy(update={"index": index}), ErrorClass.parse_error, f"XML export breaks off: {exc}"
+        )
         return
     if index == 0:
         yield failure(origin, ErrorClass.unsupported, "XML has no <item> elements: not a Jira XML/RSS export")
@@ -206,31 +237,41 @@ def _xml_issue(item: Any) -> dict:
         "issuetype": {"name": _text(item, "type")} if _text(item, "type") else None,
         "status": {"name": _text(item, "status")} if _text(item, "status") else None,
         "priority": {"name": _text(item, "priority")} if _text(item, "priority") else None,
-        "resolution": ({"name": _text(item, "resolution")}
-                       if _text(item, "resolution") not in (None, "Unresolved") else None),
+        "resolution": (
+            {"name": _text(item, "resolution")} if _text(item, "resolution") not in (None, "Unresolved") else None
+        ),
         "project": {"key": item.find("project").get("key"), "name": _text(item, "project")}
-        if item.find("project") is not None else None,
+        if item.find("project") is not None
+        else None,
         "assignee": _xml_user(item, "assignee"),
         "reporter": _xml_user(item, "reporter"),
         "created": iso(parse_time(_text(item, "created"))) or _text(item, "created"),
         "updated": iso(parse_time(_text(item, "updated"))) or _text(item, "updated"),
         "resolutiondate": iso(parse_time(_text(item, "resolved"))),
         "duedate": (parse_time(_text(item, "due")).date().isoformat() if parse_time(_text(item, "due")) else None),
-        "labels": [t for t in (("".join(l.itertext())).strip() for l in item.findall("labels/label")) if t],
+        "labels": [t for t in (("".join(label.itertext())).strip() for label in item.findall("labels/label")) if t],
         "components": [{"name": "".join(c.itertext()).strip()} for c in item.findall("component")],
         "fixVersions": [{"name": "".join(v.itertext()).strip()} for v in item.findall("fixVersion")],
         "description": _html(_text(item, "description")),
-        "attachment": [{"filename": a.get("name"), "size": int(a.get("size")) if (a.get("size") or "").isdigit()
-                        else None} for a in item.findall("attachments/attachment") if a.get("name")],
+        "attachment": [
+            {"filename": a.get("name"), "size": int(a.get("size")) if (a.get("size") or "").isdigit() else None}
+            for a in item.findall("attachments/attachment")
+            if a.get("name")
+        ],
     }
     if item.find("parent") is not None and _text(item, "parent"):
         fields["parent"] = {"key": _text(item, "parent")}
     comments = []
     for comment in item.findall("comments/comment"):
         author = comment.get("author")
-        comments.append({"id": comment.get("id"), "created": iso(parse_time(comment.get("created"))),
-                         "author": {"displayName": author, "accountId": author} if author else None,
-                         "body": _html("".join(comment.itertext()))})
+        comments.append(
+            {
+                "id": comment.get("id"),
+                "created": iso(parse_time(comment.get("created"))),
+                "author": {"displayName": author, "accountId": author} if author else None,
+                "body": _html("".join(comment.itertext())),
+            }
+        )
     fields["comment"] = {"comments": comments}
     links = []
     for link_type in item.findall("issuelinks/issuelinktype"):
@@ -240,8 +281,12 @@ def _xml_issue(item: Any) -> dict:
             if group is None:
                 continue
             for key in group.findall("issuelink/issuekey"):
-                links.append({"type": {"name": name, direction: group.get("description") or name},
-                              f"{direction}Issue": {"key": (key.text or "").strip()}})
+                links.append(
+                    {
+                        "type": {"name": name, direction: group.get("description") or name},
+                        f"{direction}Issue": {"key": (key.text or "").strip()},
+                    }
+                )
     fields["issuelinks"] = links
     names = {}
     for custom in item.findall("customfields/customfield"):
@@ -251,8 +296,12 @@ def _xml_issue(item: Any) -> dict:
             names[field_id] = _text(custom, "customfieldname") or field_id
             fields[field_id] = values if len(values) > 1 else values[0]
     link = _text(item, "link")
-    issue = {"id": key_el.get("id") if key_el is not None else None,
-             "key": (key_el.text or "").strip() if key_el is not None else None, "fields": fields, "names": names}
+    issue = {
+        "id": key_el.get("id") if key_el is not None else None,
+        "key": (key_el.text or "").strip() if key_el is not None else None,
+        "fields": fields,
+        "names": names,
+    }
     if link and "/browse/" in link:
         issue["self"] = link.split("/browse/", 1)[0] + "/rest/api/2/issue/" + str(issue["id"])
     return issue

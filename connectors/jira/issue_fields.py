@@ -12,10 +12,20 @@ from connectors.safe_json import as_list
 
 # Changelog field names (Server spells them as shown, Cloud adds fieldId) -> our slot names.
 TRACKED_FIELDS = {
-    "status": "status", "assignee": "assignee", "reporter": "reporter", "priority": "priority",
-    "resolution": "resolution", "fix version": "fix_version", "fixversions": "fix_version", "sprint": "sprint",
-    "duedate": "due_date", "due date": "due_date", "parent": "parent", "issueparentassociation": "parent",
-    "epic link": "epic", "link": "link",
+    "status": "status",
+    "assignee": "assignee",
+    "reporter": "reporter",
+    "priority": "priority",
+    "resolution": "resolution",
+    "fix version": "fix_version",
+    "fixversions": "fix_version",
+    "sprint": "sprint",
+    "duedate": "due_date",
+    "due date": "due_date",
+    "parent": "parent",
+    "issueparentassociation": "parent",
+    "epic link": "epic",
+    "link": "link",
 }
 PERSON_FIELDS = {"assignee", "reporter"}
 
@@ -73,9 +83,17 @@ def normalise_history(histories: Sequence[dict], directory: dict[str, dict[str, 
                 continue
             field = str(item.get("field") or item.get("fieldId") or "")
             slot = TRACKED_FIELDS.get(field.casefold()) or TRACKED_FIELDS.get(str(item.get("fieldId") or "").casefold())
-            change = {"id": str(entry.get("id") or ""), "at": iso(at), "author": author, "field": field, "slot": slot,
-                      "from": _str(item.get("from")), "from_string": _str(item.get("fromString")),
-                      "to": _str(item.get("to")), "to_string": _str(item.get("toString"))}
+            change = {
+                "id": str(entry.get("id") or ""),
+                "at": iso(at),
+                "author": author,
+                "field": field,
+                "slot": slot,
+                "from": _str(item.get("from")),
+                "from_string": _str(item.get("fromString")),
+                "to": _str(item.get("to")),
+                "to_string": _str(item.get("toString")),
+            }
             if slot in PERSON_FIELDS:
                 change["from_person"] = named_person(change["from_string"], change["from"], directory)
                 change["to_person"] = named_person(change["to_string"], change["to"], directory)
@@ -100,9 +118,14 @@ def _links(fields: dict) -> list[dict[str, str]]:
         for direction, verb_key in (("outward", "outward"), ("inward", "inward")):
             other = link.get(f"{direction}Issue")
             if isinstance(other, dict) and other.get("key"):
-                out.append({"type": str(kind.get("name") or "Relates"), "direction": direction,
-                            "verb": str(kind.get(verb_key) or kind.get("name") or "relates to"),
-                            "key": str(other["key"])})
+                out.append(
+                    {
+                        "type": str(kind.get("name") or "Relates"),
+                        "direction": direction,
+                        "verb": str(kind.get(verb_key) or kind.get("name") or "relates to"),
+                        "key": str(other["key"]),
+                    }
+                )
     return out
 
 

@@ -10,6 +10,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from connectors.atlassian.adf import adf_media, adf_to_text, is_adf
 from connectors.jira.issue_fields import (
     _embedded_comments,
     _epic_key,
@@ -24,10 +25,9 @@ from connectors.jira.issue_fields import (
 )
 from connectors.jira.people import actor, collect_users, person
 from connectors.jira.times import epoch_ms, iso, parse_time
-from ground.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
-from connectors.safe_json import FieldTypeError, as_dict, as_list
-from connectors.atlassian.adf import adf_media, adf_to_text, is_adf
 from connectors.jira.wiki import wiki_to_text
+from connectors.safe_json import FieldTypeError, as_dict, as_list
+from ground.records import Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 
 SOURCE = "jira"
 Item = SourceRecord | RecordFailure
@@ -66,8 +66,11 @@ def simplify(value: Any, depth: int = 0) -> Any:
         name = _name(value)
         if name is not None:
             return name
-        return {str(k): simplify(v, depth + 1) for k, v in list(value.items())[:50]
-                if not str(k).startswith(("self", "avatarUrls", "iconUrl"))}
+        return {
+            str(k): simplify(v, depth + 1)
+            for k, v in list(value.items())[:50]
+            if not str(k).startswith(("self", "avatarUrls", "iconUrl"))
+        }
     return str(value)
 
 
@@ -106,14 +109,25 @@ def issue_records(issue: Any, origin: Origin, **options: Any) -> list[Item]:
     except FieldTypeError as exc:
         return [failure(origin, ErrorClass.bad_value, str(exc), key)]
     except (TypeError, AttributeError, KeyError, ValueError) as exc:
-        return [failure(origin, ErrorClass.bad_value, f"unexpected value in the issue JSON: {type(exc).__name__}: {exc}",
-                        key)]
+        return [
+            failure(
+                origin, ErrorClass.bad_value, f"unexpected value in the issue JSON: {type(exc).__name__}: {exc}", key
+            )
+        ]
 
 
-def _issue_records(issue: Any, origin: Origin, *, base_url: str | None = None,
-                   field_names: Mapping[str, str] | None = None, content_fields: Sequence[str] = (),
-                   changelog: Sequence[dict] | None = None, comments: Sequence[dict] | None = None,
-                   export_format: str = "json", default_tz: dt.tzinfo = dt.timezone.utc) -> list[Item]:
+def _issue_records(
+    issue: Any,
+    origin: Origin,
+    *,
+    base_url: str | None = None,
+    field_names: Mapping[str, str] | None = None,
+    content_fields: Sequence[str] = (),
+    changelog: Sequence[dict] | None = None,
+    comments: Sequence[dict] | None = None,
+    export_format: str = "json",
+    default_tz: dt.tzinfo = dt.UTC,
+) -> list[Item]:
     if not isinstance(issue, dict):
         return [failure(origin, ErrorClass.parse_error, f"an issue must be a JSON object, got {type(issue).__name__}")]
     key = _str(issue.get("key"))
@@ -140,10 +154,16 @@ def _issue_records(issue: Any, origin: Origin, *, base_url: str | None = None,
 
     summary = _str(fields.get("summary")) or ""
     description = fields.get("description")
-    reporter, assignee, creator = person(fields.get("reporter")), person(fields.get("assignee")), person(fields.get("creator"))
+    reporter, assignee, creator = (
+        person(fields.get("reporter")),
+        person(fields.get("assignee")),
+        person(fields.get("creator")),
+    )
     parent = fields.get("parent") if isinstance(fields.get("parent"), dict) else None
     custom = _custom_fields(fields, names)
-    sprint = next((sprint_names(v) for k, v in fields.items() if names.get(k, "").casefold() == "sprint" or k == "sprint"), [])
+    sprint = next(
+        (sprint_names(v) for k, v in fields.items() if names.get(k, "").casefold() == "sprint" or k == "sprint"), []
+    )
     url = browse_url(issue, base_url)
     links = _links(fields)
 
@@ -151,13 +171,17 @@ def _issue_records(issue: Any, origin: Origin, *, base_url: str | None = None,
     extra = [f"{name}: {_show(custom[name])}" for name in content_fields if custom.get(name) not in (None, "", [])]
     if extra:
         body = (body + "\n\n" if body else "") + "\n".join(extra)
-    participants = [Participant(role=role, actor=actor(p))
-                    for role, p in (("reporter", reporter), ("assignee", assignee), ("creator", creator)) if p]
+    participants = [
+        Participant(role=role, actor=actor(p))
+        for role, p in (("reporter", reporter), ("assignee", assignee), ("creator", creator))
+        if p
+    ]
     record_fields: dict[str, Any] = {
         "format": export_format,
         "issue_id": _str(issue.get("id")),
         "issue_key": key,
-        "project": _name(fields.get("project")) if not isinstance(fields.get("project"), dict)
+        "project": _name(fields.get("project"))
+        if not isinstance(fields.get("project"), dict)
         else _str(fields["project"].get("key")) or _name(fields["project"]),
         "issue_type": _name(fields.get("issuetype")),
         "summary": summary,
@@ -169,8 +193,7 @@ def _issue_records(issue: Any, origin: Origin, *, base_url: str | None = None,
         "creator": creator,
         "labels": [str(x) for x in as_list(fields.get("labels"), "fields.labels") if isinstance(x, (str, int))],
         "components": [n for n in (_name(c) for c in as_list(fields.get("components"), "fields.components")) if n],
-        "fix_versions": [n for n in (_name(v) for v in as_list(fields.get("fixVersions"), "fields.fixVersions"))
-                         if n],
+        "fix_versions": [n for n in (_name(v) for v in as_list(fields.get("fixVersions"), "fields.fixVersions")) if n],
         "sprints": sprint,
         "due_date": _str(fields.get("duedate")),
         "created": iso(created),
@@ -184,33 +207,51 @@ def _issue_records(issue: Any, origin: Origin, *, base_url: str | None = None,
         "custom_fields": custom,
     }
     record = SourceRecord(
-        source=SOURCE, kind="issue", source_key=key, version=str(epoch_ms(updated or created)), url=url,
-        title=summary, body=body, actor=actor(reporter or creator), occurred_at=created, updated_at=updated or created,
-        participants=participants, attachments=_attachments(fields, description),
-        links=[url] if url else [], parent_key=record_fields["parent"] or record_fields["epic"], thread_key=key,
-        related_keys=sorted({link["key"] for link in links}), fields=record_fields, origin=origin,
+        source=SOURCE,
+        kind="issue",
+        source_key=key,
+        version=str(epoch_ms(updated or created)),
+        url=url,
+        title=summary,
+        body=body,
+        actor=actor(reporter or creator),
+        occurred_at=created,
+        updated_at=updated or created,
+        participants=participants,
+        attachments=_attachments(fields, description),
+        links=[url] if url else [],
+        parent_key=record_fields["parent"] or record_fields["epic"],
+        thread_key=key,
+        related_keys=sorted({link["key"] for link in links}),
+        fields=record_fields,
+        origin=origin,
     )
     items: list[Item] = [record]
     raw_comments = comments if comments is not None else _embedded_comments(fields)
     for index, comment in enumerate(raw_comments):
-        items.append(comment_record(comment, key, summary, url, origin.model_copy(update={"index": index}),
-                                    default_tz))
+        items.append(comment_record(comment, key, summary, url, origin.model_copy(update={"index": index}), default_tz))
     return items
 
 
-def comment_record(comment: Any, issue_key: str, summary: str, issue_url: str | None, origin: Origin,
-                   default_tz: dt.tzinfo = dt.timezone.utc) -> Item:
+def comment_record(
+    comment: Any, issue_key: str, summary: str, issue_url: str | None, origin: Origin, default_tz: dt.tzinfo = dt.UTC
+) -> Item:
     try:
         return _comment_record(comment, issue_key, summary, issue_url, origin, default_tz)
     except FieldTypeError as exc:
         return failure(origin, ErrorClass.bad_value, f"comment: {exc}", issue_key)
     except (TypeError, AttributeError, KeyError, ValueError) as exc:
-        return failure(origin, ErrorClass.bad_value,
-                       f"unexpected value in the comment JSON: {type(exc).__name__}: {exc}", issue_key)
+        return failure(
+            origin,
+            ErrorClass.bad_value,
+            f"unexpected value in the comment JSON: {type(exc).__name__}: {exc}",
+            issue_key,
+        )
 
 
-def _comment_record(comment: Any, issue_key: str, summary: str, issue_url: str | None, origin: Origin,
-                    default_tz: dt.tzinfo) -> Item:
+def _comment_record(
+    comment: Any, issue_key: str, summary: str, issue_url: str | None, origin: Origin, default_tz: dt.tzinfo
+) -> Item:
     if not isinstance(comment, dict):
         return failure(origin, ErrorClass.parse_error, "comment is not a JSON object", issue_key)
     comment_id = _str(comment.get("id"))
@@ -224,16 +265,32 @@ def _comment_record(comment: Any, issue_key: str, summary: str, issue_url: str |
     author = person(comment.get("author"))
     body = comment.get("body")
     url = f"{issue_url}?focusedCommentId={comment_id}" if issue_url else None
-    attachments = [Attachment(name=m.get("name") or m.get("id", "media")) for m in adf_media(body)] if is_adf(body) else []
+    attachments = (
+        [Attachment(name=m.get("name") or m.get("id", "media")) for m in adf_media(body)] if is_adf(body) else []
+    )
     return SourceRecord(
-        source=SOURCE, kind="comment", source_key=source_key, version=str(epoch_ms(updated or created)), url=url,
-        title=f"Comment on {issue_key}: {summary}" if summary else f"Comment on {issue_key}", body=body_text(body),
-        actor=actor(author), occurred_at=created, updated_at=updated or created,
+        source=SOURCE,
+        kind="comment",
+        source_key=source_key,
+        version=str(epoch_ms(updated or created)),
+        url=url,
+        title=f"Comment on {issue_key}: {summary}" if summary else f"Comment on {issue_key}",
+        body=body_text(body),
+        actor=actor(author),
+        occurred_at=created,
+        updated_at=updated or created,
         participants=[Participant(role="author", actor=actor(author))] if author else [],
-        attachments=attachments, parent_key=issue_key, thread_key=issue_key,
-        fields={"issue_key": issue_key, "comment_id": comment_id, "author": author,
-                "update_author": person(comment.get("updateAuthor")),
-                "created": iso(created), "updated": iso(updated),
-                "visibility": simplify(comment.get("visibility")) if comment.get("visibility") else None},
+        attachments=attachments,
+        parent_key=issue_key,
+        thread_key=issue_key,
+        fields={
+            "issue_key": issue_key,
+            "comment_id": comment_id,
+            "author": author,
+            "update_author": person(comment.get("updateAuthor")),
+            "created": iso(created),
+            "updated": iso(updated),
+            "visibility": simplify(comment.get("visibility")) if comment.get("visibility") else None,
+        },
         origin=origin,
     )

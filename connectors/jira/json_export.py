@@ -10,8 +10,8 @@ from typing import Any
 from connectors.jira.issue_record import Item, comment_record, failure, issue_records
 from connectors.jira.people import person
 from connectors.jira.times import iso, parse_time
-from ground.records import ErrorClass, Origin
 from connectors.safe_json import load_json
+from ground.records import ErrorClass, Origin
 
 
 def looks_like_issue(value: Any) -> bool:
@@ -26,8 +26,9 @@ def _describe(value: Any) -> str:
     return f"a JSON {type(value).__name__}"
 
 
-def items_from_json(data: bytes, origin: Origin, base_url: str | None = None,
-                    content_fields: tuple[str, ...] = ()) -> Iterator[Item]:
+def items_from_json(
+    data: bytes, origin: Origin, base_url: str | None = None, content_fields: tuple[str, ...] = ()
+) -> Iterator[Item]:
     if not data.strip():
         yield failure(origin, ErrorClass.parse_error, f"empty file ({len(data)} bytes): not a Jira JSON export")
         return
@@ -44,17 +45,24 @@ def items_from_json(data: bytes, origin: Origin, base_url: str | None = None,
         if isinstance(value, dict) and isinstance(value.get("issues"), list):
             yield failure(origin, ErrorClass.missing_field, "search page holds no issues (nothing to read)")
             return
-        yield failure(origin, ErrorClass.unsupported,
-                      f"JSON is not a Jira issue, search page or webhook payload ({_describe(value)})")
+        yield failure(
+            origin,
+            ErrorClass.unsupported,
+            f"JSON is not a Jira issue, search page or webhook payload ({_describe(value)})",
+        )
 
 
-def _items(value: Any, origin: Origin, base_url: str | None, content_fields: tuple[str, ...],
-           depth: int) -> Iterator[Item]:
+def _items(
+    value: Any, origin: Origin, base_url: str | None, content_fields: tuple[str, ...], depth: int
+) -> Iterator[Item]:
     kw = {"base_url": base_url, "content_fields": content_fields}
     if looks_like_issue(value):
         yield from issue_records(value, origin, export_format="json", **kw)
-    elif isinstance(value, dict) and isinstance(value.get("webhookEvent"), str) or (
-            isinstance(value, dict) and looks_like_issue(value.get("issue"))):
+    elif (
+        isinstance(value, dict)
+        and isinstance(value.get("webhookEvent"), str)
+        or (isinstance(value, dict) and looks_like_issue(value.get("issue")))
+    ):
         yield from webhook_items(value, origin, **kw)
     elif isinstance(value, dict) and isinstance(value.get("issues"), list):
         names = value.get("names") if isinstance(value.get("names"), dict) else None
@@ -71,12 +79,14 @@ def _items(value: Any, origin: Origin, base_url: str | None, content_fields: tup
         for name in sorted(value):
             member = value[name]
             if looks_like_issue(member) or (isinstance(member, dict) and isinstance(member.get("issues"), list)):
-                yield from _items(member, origin.model_copy(update={"member": str(name)}), base_url, content_fields,
-                                  depth + 1)
+                yield from _items(
+                    member, origin.model_copy(update={"member": str(name)}), base_url, content_fields, depth + 1
+                )
 
 
-def webhook_items(payload: dict, origin: Origin, base_url: str | None = None,
-                  content_fields: tuple[str, ...] = ()) -> Iterator[Item]:
+def webhook_items(
+    payload: dict, origin: Origin, base_url: str | None = None, content_fields: tuple[str, ...] = ()
+) -> Iterator[Item]:
     """issue_created/updated (+ changelog items as one history entry at the event time), comment_* events.
 
     The event name is kept in fields['webhook_event'] so a deletion event stays visible downstream.
@@ -90,11 +100,12 @@ def webhook_items(payload: dict, origin: Origin, base_url: str | None = None,
     changelog = None
     log = payload.get("changelog")
     if isinstance(log, dict) and isinstance(log.get("items"), list) and at is not None:
-        changelog = [{"id": str(log.get("id") or ""), "created": iso(at), "author": payload.get("user"),
-                      "items": log["items"]}]
+        changelog = [
+            {"id": str(log.get("id") or ""), "created": iso(at), "author": payload.get("user"), "items": log["items"]}
+        ]
     comment = payload.get("comment")
     fields = issue["fields"]
-    if "updated" not in fields and at is not None:                 # comment events carry a trimmed issue
+    if "updated" not in fields and at is not None:  # comment events carry a trimmed issue
         issue = {**issue, "fields": {**fields, "updated": iso(at), "created": fields.get("created") or iso(at)}}
     if isinstance(comment, dict) and event.startswith("comment_"):
         summary = str(fields.get("summary") or "")
@@ -103,8 +114,9 @@ def webhook_items(payload: dict, origin: Origin, base_url: str | None = None,
             record.fields["webhook_event"] = event
         yield record
         return
-    for item in issue_records(issue, origin, changelog=changelog, export_format="webhook", base_url=base_url,
-                              content_fields=content_fields):
+    for item in issue_records(
+        issue, origin, changelog=changelog, export_format="webhook", base_url=base_url, content_fields=content_fields
+    ):
         if hasattr(item, "fields") and item.kind == "issue":
             item.fields["webhook_event"] = event
             item.fields["webhook_user"] = person(payload.get("user"))

@@ -6,8 +6,8 @@ seen in an issue goes into a directory; history values are resolved through it t
 
 from typing import Any
 
-from ground.records import Actor
 from ground.identity import normalise_email
+from ground.records import Actor
 
 SYSTEM_NAMES = {"automation for jira", "jira", "system", "jira automation"}
 
@@ -65,8 +65,9 @@ def collect_users(value: Any, directory: dict[str, dict[str, str]], depth: int =
     if depth > 12:
         return
     if isinstance(value, dict):
-        if isinstance(value.get("displayName"), str) and (value.get("accountId") or value.get("name")
-                                                          or value.get("emailAddress")):
+        if isinstance(value.get("displayName"), str) and (
+            value.get("accountId") or value.get("name") or value.get("emailAddress")
+        ):
             p = person(value)
             if p:
                 for key in {p.get("account"), p.get("email")} - {None}:

@@ -8,11 +8,17 @@ import re
 from ground.records import as_utc
 
 _OFFSET_NO_COLON = re.compile(r"([+-]\d{2})(\d{2})$")
-CSV_FORMATS = ("%d/%b/%y %I:%M %p", "%d/%b/%Y %I:%M %p", "%d/%b/%y %H:%M", "%Y-%m-%d %H:%M", "%d.%m.%Y %H:%M",
-               "%Y-%m-%d")
+CSV_FORMATS = (
+    "%d/%b/%y %I:%M %p",
+    "%d/%b/%Y %I:%M %p",
+    "%d/%b/%y %H:%M",
+    "%Y-%m-%d %H:%M",
+    "%d.%m.%Y %H:%M",
+    "%Y-%m-%d",
+)
 
 
-def parse_time(value: object, default_tz: dt.tzinfo = dt.timezone.utc) -> dt.datetime | None:
+def parse_time(value: object, default_tz: dt.tzinfo = dt.UTC) -> dt.datetime | None:
     """ISO 8601 with '+0000' offsets (REST), epoch milliseconds (webhooks), RFC 2822 (XML/RSS), CSV export dates.
 
     Values without a zone (CSV exports are written in the exporting user's zone) are read in default_tz.
@@ -23,7 +29,7 @@ def parse_time(value: object, default_tz: dt.tzinfo = dt.timezone.utc) -> dt.dat
         return None
     if isinstance(value, (int, float)):
         try:
-            return dt.datetime.fromtimestamp(float(value) / 1000, dt.timezone.utc)
+            return dt.datetime.fromtimestamp(float(value) / 1000, dt.UTC)
         except (OverflowError, OSError, ValueError):
             return None
     return _parse_text(str(value).strip(), default_tz)

@@ -7,8 +7,10 @@ Line-based and regex-only: unknown macros lose their braces and keep their text;
 
 import re
 
-_BLOCK_MACRO = re.compile(r"(?<!\{)\{(code|noformat|quote|panel|color|section|column|expand|info|note|tip|warning)(?::([^}]{0,1000}))?\}(?!\})",
-                          re.IGNORECASE)
+_BLOCK_MACRO = re.compile(
+    r"(?<!\{)\{(code|noformat|quote|panel|color|section|column|expand|info|note|tip|warning)(?::([^}]{0,1000}))?\}(?!\})",
+    re.IGNORECASE,
+)
 _HEADING = re.compile(r"^\s*h([1-6])\.\s+(.*)$")
 _BQ = re.compile(r"^\s*bq\.\s+(.*)$")
 _LIST = re.compile(r"^\s*([*#-]+)\s+(.*)$")
@@ -26,8 +28,18 @@ _EMPH = re.compile(r"(?<![\w_])_(?=\S)([^_\n]{1,1000}?)(?<=\S)_(?![\w_])")
 _INS = re.compile(r"(?<![\w+])\+(?=\S)([^+\n]{1,1000}?)(?<=\S)\+(?![\w+])")
 _CITE = re.compile(r"\?\?(.{1,1000}?)\?\?")
 _INLINE_MACRO = re.compile(r"\{(color|anchor|span)(?::[^}]{0,1000})?\}", re.IGNORECASE)
-_EMOTICONS = {":)": "🙂", ":(": "🙁", ":D": "😀", ";)": "😉", "(y)": "👍", "(n)": "👎", "(/)": "✅", "(x)": "❌",
-              "(!)": "⚠️", "(i)": "ℹ️"}
+_EMOTICONS = {
+    ":)": "🙂",
+    ":(": "🙁",
+    ":D": "😀",
+    ";)": "😉",
+    "(y)": "👍",
+    "(n)": "👎",
+    "(/)": "✅",
+    "(x)": "❌",
+    "(!)": "⚠️",
+    "(i)": "ℹ️",
+}
 
 PANEL_MACROS = {"panel": "Panel", "info": "Info", "note": "Note", "tip": "Tip", "warning": "Warning"}
 
@@ -37,17 +49,17 @@ def wiki_to_text(markup: str | None) -> str:
         return ""
     text = str(markup).replace("\r\n", "\n").replace("\r", "\n")
     out: list[str] = []
-    mode: str | None = None          # code/noformat: verbatim; quote/panel: prefixed
+    mode: str | None = None  # code/noformat: verbatim; quote/panel: prefixed
     prefix = ""
     for raw in text.split("\n"):
         if mode in ("code", "noformat"):
             end = re.search(r"\{" + mode + r"\}", raw, re.IGNORECASE)
             if end:
-                if raw[:end.start()]:
-                    out.append(raw[:end.start()])
+                if raw[: end.start()]:
+                    out.append(raw[: end.start()])
                 out.append("```")
                 mode = None
-                rest = raw[end.end():]
+                rest = raw[end.end() :]
                 if rest.strip():
                     out.append(_line(rest))
             else:
@@ -56,20 +68,20 @@ def wiki_to_text(markup: str | None) -> str:
         line = raw
         opened = _BLOCK_MACRO.search(line)
         if opened and opened.group(1).lower() in ("code", "noformat"):
-            before = line[:opened.start()]
+            before = line[: opened.start()]
             if before.strip():
                 out.append(prefix + _line(before))
             name = opened.group(1).lower()
             params = opened.group(2) or ""
             language = params.split("|")[0] if name == "code" and "=" not in params.split("|")[0] else ""
             out.append(prefix + f"```{language}")
-            after = line[opened.end():]
+            after = line[opened.end() :]
             close = re.search(r"\{" + name + r"\}", after, re.IGNORECASE)
-            if close:                                   # {code}x{code} on one line
-                out.append(after[:close.start()])
+            if close:  # {code}x{code} on one line
+                out.append(after[: close.start()])
                 out.append("```")
-                if after[close.end():].strip():
-                    out.append(_line(after[close.end():]))
+                if after[close.end() :].strip():
+                    out.append(_line(after[close.end() :]))
             else:
                 mode = name
                 if after.strip():
@@ -82,7 +94,7 @@ def wiki_to_text(markup: str | None) -> str:
             name = match.group(1).lower()
             if name not in PANEL_MACROS and name != "quote":
                 continue
-            segment = line[pos:match.start()]
+            segment = line[pos : match.start()]
             if segment.strip():
                 out.append(_shown(prefix) + _block_line(segment))
             pos = match.end()
@@ -100,7 +112,7 @@ def wiki_to_text(markup: str | None) -> str:
             continue
         out.append(_shown(prefix) + _block_line(rest))
     if mode:
-        out.append("```")                           # unclosed {code}: close it so the text stays readable
+        out.append("```")  # unclosed {code}: close it so the text stays readable
     return _tidy("\n".join(out))
 
 

@@ -11,7 +11,14 @@ from connectors.salesforce.api_settings import (
 )
 from connectors.salesforce.export_reader import SalesforceExportReader, read_salesforce_exports
 
-
-__all__ = ["SalesforceApiCheckpoint", "SalesforceApiReader", "SalesforceApiSettings", "SalesforceAuthError",
-           "SalesforceConfigError", "SalesforceExportReader", "SalesforceLimitError", "SalesforceUnavailableError",
-           "read_salesforce_exports"]
+__all__ = [
+    "SalesforceApiCheckpoint",
+    "SalesforceApiReader",
+    "SalesforceApiSettings",
+    "SalesforceAuthError",
+    "SalesforceConfigError",
+    "SalesforceExportReader",
+    "SalesforceLimitError",
+    "SalesforceUnavailableError",
+    "read_salesforce_exports",
+]

@@ -28,8 +28,6 @@ from typing import Any
 from simple_salesforce.bulk2 import Operation
 from simple_salesforce.exceptions import SalesforceError
 
-from ground.contract import Item, TimeWindow
-from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 from connectors.salesforce.api_http import error_code
 from connectors.salesforce.api_rows import (
     ObjectPlan,
@@ -51,15 +49,27 @@ from connectors.salesforce.api_settings import (
 from connectors.salesforce.convert import SOURCE, convert_row, failure
 from connectors.salesforce.directory import Directory, sid
 from connectors.salesforce.values import Row, flatten, parse_bool
+from ground.contract import Item, TimeWindow
+from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 
 log = logging.getLogger(__name__)
 
 CURSOR_EXPIRED = {"INVALID_QUERY_LOCATOR", "INVALID_LOCATOR", "NOT_FOUND", "INVALIDJOB"}
-BULK_UNSUPPORTED = {"INVALIDENTITY", "INVALID_TYPE_FOR_OPERATION", "FeatureNotEnabled", "API_ERROR",
-                    "INVALID_TYPE", "INVALIDJOB"}
+BULK_UNSUPPORTED = {
+    "INVALIDENTITY",
+    "INVALID_TYPE_FOR_OPERATION",
+    "FeatureNotEnabled",
+    "API_ERROR",
+    "INVALID_TYPE",
+    "INVALIDJOB",
+}
 CHILD_UNAVAILABLE = {"INVALID_TYPE", "INVALID_FIELD", "NOT_FOUND", "INSUFFICIENT_ACCESS"}
-CHILD_TYPES = {"CreatedDate": "datetime", "SystemModstamp": "datetime", "IsDeleted": "boolean",
-               "IsPublished": "boolean"}
+CHILD_TYPES = {
+    "CreatedDate": "datetime",
+    "SystemModstamp": "datetime",
+    "IsDeleted": "boolean",
+    "IsPublished": "boolean",
+}
 
 
 class _CursorExpired(Exception):
@@ -81,14 +91,22 @@ class SalesforceApiReader(SalesforceApiSession):
 
     # ------------------------------------------------------------------ read
 
-    def read(self, window: TimeWindow | None = None, checkpoint: SalesforceApiCheckpoint | None = None
-             ) -> Generator[SourceRecord | RecordFailure, None, SalesforceApiCheckpoint]:
+    def read(
+        self, window: TimeWindow | None = None, checkpoint: SalesforceApiCheckpoint | None = None
+    ) -> Generator[SourceRecord | RecordFailure, None, SalesforceApiCheckpoint]:
         start = window.start if window else None
         end = window.end if window else None
-        resume = (checkpoint is not None and checkpoint.has_more and checkpoint.window_start == start
-                  and checkpoint.window_end == end)
-        cp = checkpoint.model_copy(deep=True) if resume and checkpoint else SalesforceApiCheckpoint(
-            window_start=start, window_end=end)
+        resume = (
+            checkpoint is not None
+            and checkpoint.has_more
+            and checkpoint.window_start == start
+            and checkpoint.window_end == end
+        )
+        cp = (
+            checkpoint.model_copy(deep=True)
+            if resume and checkpoint
+            else SalesforceApiCheckpoint(window_start=start, window_end=end)
+        )
         self._save(cp)
         if self.client is None:
             self.connect()
@@ -171,8 +189,10 @@ class SalesforceApiReader(SalesforceApiSession):
                 cp.next_records_url = next_url
                 cp.pages_done += 1
                 self._save(cp)
-                page = self._call(what, lambda: self.client.query_more(next_url, identifier_is_url=True,
-                                                                       headers=headers))
+                page = self._call(
+                    what,
+                    lambda next_url=next_url: self.client.query_more(next_url, identifier_is_url=True, headers=headers),
+                )
         except SalesforceError as exc:
             code, _ = error_code(exc.content)
             if cp.next_records_url and (code in CURSOR_EXPIRED or exc.status == 404):
@@ -187,8 +207,10 @@ class SalesforceApiReader(SalesforceApiSession):
     def _start_bulk(self, plan: ObjectPlan, cp: SalesforceApiCheckpoint) -> None:
         query = soql(plan.name, plan.bulk_columns, plan.updated_field, cp.window_start, cp.window_end, order=False)
         try:
-            job = self._call(f"a Bulk 2.0 job for {plan.name}",
-                             lambda: self._bulk(plan.name).create_job(Operation.query_all, query=query))
+            job = self._call(
+                f"a Bulk 2.0 job for {plan.name}",
+                lambda: self._bulk(plan.name).create_job(Operation.query_all, query=query),
+            )
         except SalesforceError as exc:
             code, message = error_code(exc.content)
             if exc.status == 400 and code in BULK_UNSUPPORTED:
@@ -205,12 +227,14 @@ class SalesforceApiReader(SalesforceApiSession):
             if state == "JobComplete":
                 return
             if state in ("Failed", "Aborted"):
-                raise _BulkRefused(f"Bulk 2.0 job {job_id} for {obj} ended {state}: "
-                                   f"{str(info.get('errorMessage') or '')[:300]}")
+                raise _BulkRefused(
+                    f"Bulk 2.0 job {job_id} for {obj} ended {state}: {str(info.get('errorMessage') or '')[:300]}"
+                )
             if time.monotonic() > deadline:
                 raise SalesforceUnavailableError(
                     f"Bulk 2.0 job {job_id} for {obj} still {state} after {self.settings.bulk_timeout_seconds:.0f}s: "
-                    f"rerun later (the checkpoint keeps the job) or raise {ENV_PREFIX}BULK_TIMEOUT_SECONDS")
+                    f"rerun later (the checkpoint keeps the job) or raise {ENV_PREFIX}BULK_TIMEOUT_SECONDS"
+                )
             self.sleep(self.settings.bulk_poll_seconds)
 
     def _bulk_pages(self, plan: ObjectPlan, cp: SalesforceApiCheckpoint) -> Iterator[Item]:
@@ -219,9 +243,12 @@ class SalesforceApiReader(SalesforceApiSession):
             self._wait_for_job(plan.name, job_id)
             while True:
                 locator = cp.bulk_locator or ""
-                result = self._call(f"the results of Bulk 2.0 job {job_id}",
-                                    lambda: self._bulk(plan.name).get_query_results(
-                                        job_id, locator, max_records=self.settings.page_size))
+                result = self._call(
+                    f"the results of Bulk 2.0 job {job_id}",
+                    lambda locator=locator: self._bulk(plan.name).get_query_results(
+                        job_id, locator, max_records=self.settings.page_size
+                    ),
+                )
                 rows = list(csv.DictReader(io.StringIO(result["records"], newline="")))
                 yield from self._page_items(plan, rows, cp)
                 if not result["locator"]:
@@ -235,8 +262,9 @@ class SalesforceApiReader(SalesforceApiSession):
                 raise _CursorExpired() from None
             raise self._config_error(f"Bulk 2.0 job {job_id}", exc, plan.name) from None
         except csv.Error as exc:
-            raise SalesforceUnavailableError(f"Bulk 2.0 job {job_id} for {plan.name} sent unreadable CSV: {exc}") \
-                from None
+            raise SalesforceUnavailableError(
+                f"Bulk 2.0 job {job_id} for {plan.name} sent unreadable CSV: {exc}"
+            ) from None
 
     # ------------------------------------------------------------------ rows
 
@@ -255,7 +283,7 @@ class SalesforceApiReader(SalesforceApiSession):
             yield convert_row(plan.name, row, self.directory, origin, self.instance_url, self.settings.currency)
 
     def _children(self, obj: str, parent_ids: list[str], cp: SalesforceApiCheckpoint) -> Iterator[RecordFailure]:
-        for pid in parent_ids:           # the fresh rows replace what an earlier page or read said
+        for pid in parent_ids:  # the fresh rows replace what an earlier page or read said
             self.directory.history.pop(pid, None)
             self.directory.comments.pop(pid, None)
         size = self.settings.child_chunk
@@ -263,7 +291,7 @@ class SalesforceApiReader(SalesforceApiSession):
             for i in range(0, len(parent_ids), size):
                 if child in cp.skipped:
                     break
-                chunk = parent_ids[i:i + size]
+                chunk = parent_ids[i : i + size]
                 query = child_soql(child, parent_field, columns, chunk)
                 try:
                     for record in self._query_all(f"the {child} rows", query):
@@ -272,13 +300,21 @@ class SalesforceApiReader(SalesforceApiSession):
                 except SalesforceError as exc:
                     code, message = error_code(exc.content)
                     if exc.status in (400, 403, 404) and code in CHILD_UNAVAILABLE:
-                        log.warning("salesforce: %s is not readable here (%s: %s); %s records come without it",
-                                    child, code, message, obj)
+                        log.warning(
+                            "salesforce: %s is not readable here (%s: %s); %s records come without it",
+                            child,
+                            code,
+                            message,
+                            obj,
+                        )
                         cp.skipped.append(child)
                         break
-                    yield failure(Origin(url=self.instance_url), ErrorClass.api_error,
-                                  f"{child} of {len(chunk)} {obj} record(s) not read ({exc.status} {code}: "
-                                  f"{message}); their history/comments are missing from this read")
+                    yield failure(
+                        Origin(url=self.instance_url),
+                        ErrorClass.api_error,
+                        f"{child} of {len(chunk)} {obj} record(s) not read ({exc.status} {code}: "
+                        f"{message}); their history/comments are missing from this read",
+                    )
 
     def _query_all(self, what: str, query: str) -> Iterator[dict]:
         page = self._call(what, lambda: self.client.query(query))
@@ -287,4 +323,4 @@ class SalesforceApiReader(SalesforceApiSession):
             next_url = page.get("nextRecordsUrl")
             if page.get("done", True) or not next_url:
                 return
-            page = self._call(what, lambda: self.client.query_more(next_url, identifier_is_url=True))
+            page = self._call(what, lambda next_url=next_url: self.client.query_more(next_url, identifier_is_url=True))

@@ -25,7 +25,7 @@ class TimeoutSession(requests.Session):
 
     def request(self, method, url, **kwargs):  # noqa: ANN001, ANN201 - requests' own signature
         kwargs.setdefault("timeout", self.default_timeout)
-        if isinstance(self.verify, str):        # REQUESTS_CA_BUNDLE would otherwise win over session.verify
+        if isinstance(self.verify, str):  # REQUESTS_CA_BUNDLE would otherwise win over session.verify
             kwargs.setdefault("verify", self.verify)
         return super().request(method, url, **kwargs)
 
@@ -96,28 +96,40 @@ def login(settings: SalesforceApiSettings, session: requests.Session) -> tuple[s
         from simple_salesforce import SalesforceAuthenticationFailed, SalesforceLogin
 
         try:
-            return SalesforceLogin(session=session, username=settings.username,
-                                   password=settings.password.get_secret_value() if settings.password else "",
-                                   security_token=settings.security_token.get_secret_value(),
-                                   domain=settings.domain, sf_version=settings.api_version)
+            return SalesforceLogin(
+                session=session,
+                username=settings.username,
+                password=settings.password.get_secret_value() if settings.password else "",
+                security_token=settings.security_token.get_secret_value(),
+                domain=settings.domain,
+                sf_version=settings.api_version,
+            )
         except SalesforceAuthenticationFailed as exc:
             raise SalesforceAuthError(
                 f"Salesforce SOAP login at {settings.domain}.salesforce.com refused the user ({exc.code}): check "
                 f"{ENV_PREFIX}USERNAME, {ENV_PREFIX}PASSWORD and {ENV_PREFIX}SECURITY_TOKEN (a reset password "
-                f"issues a new token), or {ENV_PREFIX}DOMAIN (test for a sandbox)") from None
-    data = {"client_id": settings.client_id,
-            "client_secret": settings.client_secret.get_secret_value() if settings.client_secret else ""}
+                f"issues a new token), or {ENV_PREFIX}DOMAIN (test for a sandbox)"
+            ) from None
+    data = {
+        "client_id": settings.client_id,
+        "client_secret": settings.client_secret.get_secret_value() if settings.client_secret else "",
+    }
     if settings.username:
-        data.update(grant_type="password", username=settings.username,
-                    password=(settings.password.get_secret_value() if settings.password else "")
-                    + settings.security_token.get_secret_value())
+        data.update(
+            grant_type="password",
+            username=settings.username,
+            password=(settings.password.get_secret_value() if settings.password else "")
+            + settings.security_token.get_secret_value(),
+        )
     else:
         data["grant_type"] = "client_credentials"
     try:
         response = session.post(settings.token_url, data=data, headers={"Accept": "application/json"})
     except requests.RequestException as exc:
-        raise SalesforceAuthError(f"no answer from the Salesforce login at {settings.token_url} "
-                                  f"({type(exc).__name__}): check {ENV_PREFIX}LOGIN_URL") from None
+        raise SalesforceAuthError(
+            f"no answer from the Salesforce login at {settings.token_url} "
+            f"({type(exc).__name__}): check {ENV_PREFIX}LOGIN_URL"
+        ) from None
     try:
         body = response.json()
     except ValueError:
@@ -128,11 +140,14 @@ def login(settings: SalesforceApiSettings, session: requests.Session) -> tuple[s
             raise SalesforceAuthError(f"the login answered without an instance_url: set {ENV_PREFIX}INSTANCE_URL")
         return str(body["access_token"]), str(instance)
     code, message = error_code(body)
-    hint = {"invalid_client_id": f"{ENV_PREFIX}CLIENT_ID is not a connected app of this org",
-            "invalid_client": f"check {ENV_PREFIX}CLIENT_ID and {ENV_PREFIX}CLIENT_SECRET",
-            "invalid_grant": f"check {ENV_PREFIX}USERNAME, {ENV_PREFIX}PASSWORD and {ENV_PREFIX}SECURITY_TOKEN "
-                             "(or the connected app's IP relaxation / permitted users)",
-            "unsupported_grant_type": "the connected app does not allow this OAuth flow"}
+    hint = {
+        "invalid_client_id": f"{ENV_PREFIX}CLIENT_ID is not a connected app of this org",
+        "invalid_client": f"check {ENV_PREFIX}CLIENT_ID and {ENV_PREFIX}CLIENT_SECRET",
+        "invalid_grant": f"check {ENV_PREFIX}USERNAME, {ENV_PREFIX}PASSWORD and {ENV_PREFIX}SECURITY_TOKEN "
+        "(or the connected app's IP relaxation / permitted users)",
+        "unsupported_grant_type": "the connected app does not allow this OAuth flow",
+    }
     raise SalesforceAuthError(
         f"Salesforce login at {settings.token_url} failed ({response.status_code} {code or 'no error code'}: "
-        f"{message or 'no message'}): {hint.get(code or '', f'check {ENV_PREFIX}LOGIN_URL and the credentials')}")
+        f"{message or 'no message'}): {hint.get(code or '', f'check {ENV_PREFIX}LOGIN_URL and the credentials')}"
+    )

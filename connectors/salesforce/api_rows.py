@@ -23,17 +23,35 @@ UPDATED_CANDIDATES = ("SystemModstamp", "LastModifiedDate", "CreatedDate")
 
 # Relationship name -> columns read through it (what the Directory needs to name people, accounts, parents).
 RELATIONSHIP_COLUMNS: dict[str, tuple[str, ...]] = {
-    "Owner": ("Name", "Email"), "CreatedBy": ("Name", "Email"), "LastModifiedBy": ("Name", "Email"),
-    "Contact": ("Name", "Email"), "Who": ("Name", "Email"), "What": ("Name",), "RelatedTo": ("Name",),
-    "Parent": ("Name",), "Account": ("Name", "Website"),
+    "Owner": ("Name", "Email"),
+    "CreatedBy": ("Name", "Email"),
+    "LastModifiedBy": ("Name", "Email"),
+    "Contact": ("Name", "Email"),
+    "Who": ("Name", "Email"),
+    "What": ("Name",),
+    "RelatedTo": ("Name",),
+    "Parent": ("Name",),
+    "Account": ("Name", "Website"),
     "Opportunity": ("Name", "AccountId", "Account.Name", "Account.Website"),
 }
 NAME_RELATIONS = ("What", "RelatedTo", "Parent", "Opportunity", "Account", "Contact", "Who", "Owner")
 
 # Child rows folded into their parent: fixed columns (the same in every org that has the object).
 CHILD_COLUMNS: dict[str, list[str]] = {
-    "OpportunityHistory": ["Id", "OpportunityId", "StageName", "Amount", "ExpectedRevenue", "CloseDate", "Probability",
-                           "ForecastCategory", "CreatedById", "CreatedDate", "IsDeleted", "SystemModstamp"],
+    "OpportunityHistory": [
+        "Id",
+        "OpportunityId",
+        "StageName",
+        "Amount",
+        "ExpectedRevenue",
+        "CloseDate",
+        "Probability",
+        "ForecastCategory",
+        "CreatedById",
+        "CreatedDate",
+        "IsDeleted",
+        "SystemModstamp",
+    ],
     "CaseComment": ["Id", "ParentId", "CommentBody", "IsPublished", "CreatedById", "CreatedDate", "IsDeleted"],
 }
 FIELD_HISTORY_COLUMNS = ["Id", "Field", "OldValue", "NewValue", "CreatedById", "CreatedDate", "IsDeleted"]
@@ -46,7 +64,7 @@ class ObjectPlan(BaseModel):
     columns: list[str]
     types: dict[str, str] = Field(default_factory=dict)
     updated_field: str = "SystemModstamp"
-    bulk_columns: list[str] = Field(default_factory=list)     # without what Bulk 2.0 cannot select
+    bulk_columns: list[str] = Field(default_factory=list)  # without what Bulk 2.0 cannot select
 
 
 def plan_object(name: str, describe: Mapping[str, Any], extra: Iterable[str] = ()) -> ObjectPlan:
@@ -65,8 +83,14 @@ def plan_object(name: str, describe: Mapping[str, Any], extra: Iterable[str] = (
     return ObjectPlan(name=name, columns=columns, types=types, updated_field=updated, bulk_columns=columns)
 
 
-def soql(obj: str, columns: list[str], updated_field: str, start: dt.datetime | None, end: dt.datetime | None,
-         order: bool = True) -> str:
+def soql(
+    obj: str,
+    columns: list[str],
+    updated_field: str,
+    start: dt.datetime | None,
+    end: dt.datetime | None,
+    order: bool = True,
+) -> str:
     where = []
     if updated_field and start is not None:
         where.append(f"{updated_field} >= {soql_datetime(start)}")
@@ -86,7 +110,7 @@ def count_soql(obj: str, updated_field: str, start: dt.datetime | None, end: dt.
 
 def soql_datetime(moment: dt.datetime) -> str:
     """SOQL datetime literal (unquoted, UTC)."""
-    utc = moment.astimezone(dt.timezone.utc) if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+    utc = moment.astimezone(dt.UTC) if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
     return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

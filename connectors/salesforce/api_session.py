@@ -45,8 +45,9 @@ class SalesforceApiSession:
         self.logins += 1
         instance = instance if "//" in instance else f"https://{instance}"
         self.instance_url = instance.rstrip("/")
-        self.client = Salesforce(instance_url=self.instance_url, session_id=token, session=self.session,
-                                 version=self.settings.api_version)
+        self.client = Salesforce(
+            instance_url=self.instance_url, session_id=token, session=self.session, version=self.settings.api_version
+        )
 
     def _guard_limit(self, what: str) -> None:
         used, total = self.watch.used, self.watch.total
@@ -54,12 +55,13 @@ class SalesforceApiSession:
             raise SalesforceLimitError(
                 f"stopped before {what}: {used:,} of the org's {total:,} daily API requests are used and "
                 f"{self.settings.api_reserve:,} are kept in reserve ({ENV_PREFIX}API_RESERVE); rerun after the rolling "
-                "24-hour allowance frees up (the checkpoint resumes where this stopped)")
+                "24-hour allowance frees up (the checkpoint resumes where this stopped)"
+            )
 
     def _delay(self, attempt: int) -> float:
         wait = self.watch.retry_after
         if wait is None:
-            wait = self.settings.backoff_seconds * (2 ** attempt)
+            wait = self.settings.backoff_seconds * (2**attempt)
         return min(wait, self.settings.max_backoff_seconds)
 
     def _call(self, what: str, fn: Callable[[], Any]) -> Any:
@@ -78,7 +80,8 @@ class SalesforceApiSession:
                         raise SalesforceAuthError(
                             f"Salesforce refused the session for {what} again right after a fresh login ({code}): "
                             f"check that {ENV_PREFIX}USERNAME may use the API (API Enabled) and that "
-                            f"{ENV_PREFIX}INSTANCE_URL / {ENV_PREFIX}LOGIN_URL point at the same org") from None
+                            f"{ENV_PREFIX}INSTANCE_URL / {ENV_PREFIX}LOGIN_URL point at the same org"
+                        ) from None
                     log.info("salesforce session expired during %s; logging in again", what)
                     self.connect()
                     relogged = True
@@ -86,12 +89,14 @@ class SalesforceApiSession:
                 if code == "REQUEST_LIMIT_EXCEEDED":
                     raise SalesforceLimitError(
                         f"Salesforce refused {what}: REQUEST_LIMIT_EXCEEDED ({message}); the org's API allowance is "
-                        "used up. Not retrying; rerun after it frees up (the checkpoint resumes)") from None
+                        "used up. Not retrying; rerun after it frees up (the checkpoint resumes)"
+                    ) from None
                 if status in RETRY_STATUSES or code in RETRY_CODES:
                     if attempt >= self.settings.max_retries:
                         raise SalesforceUnavailableError(
                             f"Salesforce answered {status} {code or ''} for {what} after "
-                            f"{self.settings.max_retries} retries: {message}") from None
+                            f"{self.settings.max_retries} retries: {message}"
+                        ) from None
                     delay = self._delay(attempt)
                     log.warning("salesforce answered %s for %s; retry %d in %.2fs", status, what, attempt + 1, delay)
                     self.sleep(delay)
@@ -102,7 +107,8 @@ class SalesforceApiSession:
                 if attempt >= self.settings.max_retries:
                     raise SalesforceUnavailableError(
                         f"Salesforce did not answer {what} after {self.settings.max_retries} retries "
-                        f"({type(exc).__name__})") from None
+                        f"({type(exc).__name__})"
+                    ) from None
                 self.sleep(self._delay(attempt))
                 attempt += 1
             except ValueError as exc:
@@ -116,8 +122,8 @@ class SalesforceApiSession:
         hint = {
             400: f"check {ENV_PREFIX}OBJECTS and {ENV_PREFIX}EXTRA_FIELDS for {obj}",
             403: f"the user may not read {obj} through the API: check the profile (API Enabled, object access) "
-                 f"or remove it from {ENV_PREFIX}OBJECTS",
+            f"or remove it from {ENV_PREFIX}OBJECTS",
             404: f"{obj} does not exist or is not visible to the user: check {ENV_PREFIX}OBJECTS, "
-                 f"{ENV_PREFIX}API_VERSION and {ENV_PREFIX}INSTANCE_URL",
+            f"{ENV_PREFIX}API_VERSION and {ENV_PREFIX}INSTANCE_URL",
         }.get(exc.status, f"unexpected answer {exc.status}")
         return SalesforceConfigError(f"Salesforce refused {what} ({exc.status} {code or ''}: {message}): {hint}")

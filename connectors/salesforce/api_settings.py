@@ -8,15 +8,24 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 
-from ground.contract import Checkpoint
 from connectors.salesforce.values import org_currency
+from ground.contract import Checkpoint
 from ground.errors import SourceAuthError, SourceConfigError, SourceUnavailable
 
 ENV_PREFIX = "GRAPHFEED_SALESFORCE_"
 
 # Read in this order: people and accounts first, so the Directory can name owners/contacts of what follows.
-DEFAULT_OBJECTS = ["User", "Account", "Contact", "Opportunity", "OpportunityContactRole", "Case", "Task", "Event",
-                   "EmailMessage"]
+DEFAULT_OBJECTS = [
+    "User",
+    "Account",
+    "Contact",
+    "Opportunity",
+    "OpportunityContactRole",
+    "Case",
+    "Task",
+    "Event",
+    "EmailMessage",
+]
 
 
 class SalesforceConfigError(SourceConfigError):
@@ -36,29 +45,29 @@ class SalesforceUnavailableError(SourceUnavailable):
 
 
 class SalesforceApiSettings(BaseModel):
-    instance_url: str | None = None          # https://northwind.my.salesforce.com (with a session from login_url)
-    login_url: str | None = None             # https://login.salesforce.com / https://test.salesforce.com / My Domain
+    instance_url: str | None = None  # https://northwind.my.salesforce.com (with a session from login_url)
+    login_url: str | None = None  # https://login.salesforce.com / https://test.salesforce.com / My Domain
     username: str | None = None
     password: SecretStr | None = None
     security_token: SecretStr = SecretStr("")
-    client_id: str | None = None             # connected app: OAuth username-password (or client credentials) flow
+    client_id: str | None = None  # connected app: OAuth username-password (or client credentials) flow
     client_secret: SecretStr | None = None
-    domain: str = "login"                    # SOAP login without a connected app: login / test / <mydomain>.my
+    domain: str = "login"  # SOAP login without a connected app: login / test / <mydomain>.my
     api_version: str = "62.0"
     objects: list[str] = Field(default_factory=lambda: list(DEFAULT_OBJECTS))
-    extra_fields: dict[str, list[str]] = Field(default_factory=dict)   # Object -> more SOQL columns (Account.Industry)
-    bulk_threshold: int = Field(default=10_000, ge=1)   # rows in the window from which Bulk 2.0 is used
-    api_reserve: int = Field(default=1_000, ge=0)       # daily API calls left untouched for the org's other users
-    page_size: int = Field(default=2_000, ge=200, le=50_000)   # REST batchSize (200..2000) / Bulk maxRecords
-    child_chunk: int = Field(default=200, ge=1, le=1000)       # parent ids per history/comment query
+    extra_fields: dict[str, list[str]] = Field(default_factory=dict)  # Object -> more SOQL columns (Account.Industry)
+    bulk_threshold: int = Field(default=10_000, ge=1)  # rows in the window from which Bulk 2.0 is used
+    api_reserve: int = Field(default=1_000, ge=0)  # daily API calls left untouched for the org's other users
+    page_size: int = Field(default=2_000, ge=200, le=50_000)  # REST batchSize (200..2000) / Bulk maxRecords
+    child_chunk: int = Field(default=200, ge=1, le=1000)  # parent ids per history/comment query
     timeout_seconds: float = 60.0
     max_retries: int = Field(default=5, ge=0)
     backoff_seconds: float = 1.0
     max_backoff_seconds: float = 120.0
     bulk_poll_seconds: float = 2.0
     bulk_timeout_seconds: float = 3_600.0
-    currency: str | None = None              # the org's currency for rows without CurrencyIsoCode (ISO code)
-    ca_bundle: str | None = None             # a CA file for a TLS-inspecting proxy (or the tests' own certificate)
+    currency: str | None = None  # the org's currency for rows without CurrencyIsoCode (ISO code)
+    ca_bundle: str | None = None  # a CA file for a TLS-inspecting proxy (or the tests' own certificate)
 
     @field_validator("currency")
     @classmethod
@@ -70,8 +79,10 @@ class SalesforceApiSettings(BaseModel):
         if not (self.instance_url or self.login_url or self.domain):
             raise ValueError(f"set {ENV_PREFIX}INSTANCE_URL or {ENV_PREFIX}LOGIN_URL")
         if self.client_id is None and (self.username is None or self.password is None):
-            raise ValueError(f"set {ENV_PREFIX}USERNAME and {ENV_PREFIX}PASSWORD (and {ENV_PREFIX}SECURITY_TOKEN), "
-                             f"or {ENV_PREFIX}CLIENT_ID and {ENV_PREFIX}CLIENT_SECRET")
+            raise ValueError(
+                f"set {ENV_PREFIX}USERNAME and {ENV_PREFIX}PASSWORD (and {ENV_PREFIX}SECURITY_TOKEN), "
+                f"or {ENV_PREFIX}CLIENT_ID and {ENV_PREFIX}CLIENT_SECRET"
+            )
         return self
 
     @property
@@ -110,10 +121,10 @@ class SalesforceApiCheckpoint(Checkpoint):
     window_end: dt.datetime | None = None
     object_index: int = 0
     object_name: str | None = None
-    next_records_url: str | None = None       # REST: the next page of the object's queryAll
-    bulk_job_id: str | None = None            # Bulk 2.0: the object's queryAll job ...
-    bulk_locator: str | None = None           # ... and the locator of its next result page
+    next_records_url: str | None = None  # REST: the next page of the object's queryAll
+    bulk_job_id: str | None = None  # Bulk 2.0: the object's queryAll job ...
+    bulk_locator: str | None = None  # ... and the locator of its next result page
     pages_done: int = 0
-    skipped: list[str] = Field(default_factory=list)   # child objects the org does not offer (history off, ...)
-    api_used: int | None = None               # Sforce-Limit-Info as last seen
+    skipped: list[str] = Field(default_factory=list)  # child objects the org does not offer (history off, ...)
+    api_used: int | None = None  # Sforce-Limit-Info as last seen
     api_total: int | None = None

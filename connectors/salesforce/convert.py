@@ -8,17 +8,21 @@ tombstone version), actor = owner, else last modifier, else creator, resolved to
 import datetime as dt
 from typing import Any
 
-from ground.records import Actor, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 from connectors.salesforce.directory import Directory, Person, sid
 from connectors.salesforce.history import field_changes
 from connectors.salesforce.objects import OBJECTS, SYSTEM_FIELDS, ObjectSpec, spec_for
 from connectors.salesforce.values import Row, canonical, is_null, money, parse_bool
-from ground.identity import normalise_email
-from ground.identity import SALESFORCE_PREFIXES
+from ground.identity import SALESFORCE_PREFIXES, normalise_email
+from ground.records import Actor, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 
 SOURCE = "salesforce"
 SYSTEM_ACTOR = Actor(type="system", id="salesforce", name="Salesforce")
-UPDATED_FIELDS = ("SystemModstamp", "LastModifiedDate", "CreatedDate", "_fivetran_synced")   # Fivetran: sync time, last resort
+UPDATED_FIELDS = (
+    "SystemModstamp",
+    "LastModifiedDate",
+    "CreatedDate",
+    "_fivetran_synced",
+)  # Fivetran: sync time, last resort
 
 
 def failure(origin: Origin, error_class: ErrorClass, reason: str, key: str | None = None) -> RecordFailure:
@@ -106,8 +110,14 @@ def _related(row: Row, spec: ObjectSpec, directory: Directory) -> list[dict]:
     for field in spec.related:
         rid = sid(row.get(field))
         if rid:
-            related.append({"field": field, "id": rid, "object": object_of(rid),
-                            "name": directory.names.get(rid) or row.text(f"{field.removesuffix('Id')}.Name")})
+            related.append(
+                {
+                    "field": field,
+                    "id": rid,
+                    "object": object_of(rid),
+                    "name": directory.names.get(rid) or row.text(f"{field.removesuffix('Id')}.Name"),
+                }
+            )
     return related
 
 
@@ -117,6 +127,7 @@ def _account(row: Row, spec: ObjectSpec, directory: Directory, obj: str, rid: st
         name = row.text("Name") or (info.name if info else None)
         domain = info.domain if info else None
         from connectors.salesforce.directory import website_domain
+
         return {"id": rid, "name": name, "domain": website_domain(row.text("Website")) or domain}
     account_id = None
     for field in spec.account:
@@ -135,8 +146,14 @@ def _account(row: Row, spec: ObjectSpec, directory: Directory, obj: str, rid: st
     return info.model_dump() if info else None
 
 
-def convert_row(obj: str, values: dict[str, Any], directory: Directory, origin: Origin,
-                instance_url: str | None = None, currency: str | None = None) -> SourceRecord | RecordFailure:
+def convert_row(
+    obj: str,
+    values: dict[str, Any],
+    directory: Directory,
+    origin: Origin,
+    instance_url: str | None = None,
+    currency: str | None = None,
+) -> SourceRecord | RecordFailure:
     """currency: the org's currency (GRAPHFEED_SALESFORCE_CURRENCY) for rows without a CurrencyIsoCode."""
     """Never raises: anything unexpected in a row becomes a RecordFailure for that row."""
     row = Row(values)
@@ -152,16 +169,27 @@ def convert_row(obj: str, values: dict[str, Any], directory: Directory, origin: 
         return failure(origin, ErrorClass.parse_error, f"{obj} {rid}: {type(exc).__name__}: {exc}", key)
 
 
-def _convert(obj: str, rid: str, key: str, row: Row, directory: Directory, origin: Origin,
-             instance_url: str | None, currency: str | None) -> SourceRecord | RecordFailure:
+def _convert(
+    obj: str,
+    rid: str,
+    key: str,
+    row: Row,
+    directory: Directory,
+    origin: Origin,
+    instance_url: str | None,
+    currency: str | None,
+) -> SourceRecord | RecordFailure:
     spec = spec_for(obj)
     created = row.when("CreatedDate")
     updated = row.when(*UPDATED_FIELDS)
     own_date = row.when(*spec.when) if spec.when else None
     if updated is None and own_date is None:
-        return failure(origin, ErrorClass.missing_field,
-                       f"{obj} {rid} has no SystemModstamp, LastModifiedDate or CreatedDate: cannot place it in time",
-                       key)
+        return failure(
+            origin,
+            ErrorClass.missing_field,
+            f"{obj} {rid} has no SystemModstamp, LastModifiedDate or CreatedDate: cannot place it in time",
+            key,
+        )
     updated = updated or own_date
     occurred = (own_date or created or updated) if spec.event else (row.when("LastModifiedDate") or updated)
     deleted = parse_bool(row.get("IsDeleted") or False)
@@ -198,11 +226,15 @@ def _convert(obj: str, rid: str, key: str, row: Row, directory: Directory, origi
         "related": related,
         "history": history,
         "comments": comments,
-        "currency": currency,               # of its amounts; None: the data carries none (render the number alone)
+        "currency": currency,  # of its amounts; None: the data carries none (render the number alone)
         # LLM extraction is for free text: a record without any (an account without a description) is fully
         # described by the facts written from its fields. Custom objects may hold text in any field: assume some.
-        "free_text": (spec.name not in OBJECTS or bool(comments) or any(row.text(f) for f in spec.text)
-                      or (spec.name == "EmailMessage" and bool(body.strip()))),     # an HTML-only mail
+        "free_text": (
+            spec.name not in OBJECTS
+            or bool(comments)
+            or any(row.text(f) for f in spec.text)
+            or (spec.name == "EmailMessage" and bool(body.strip()))
+        ),  # an HTML-only mail
     }
     until = _primary_until(obj, row, directory, created)
     if until is not None:
@@ -256,9 +288,20 @@ def _title(row: Row, spec: ObjectSpec, directory: Directory, contact: Person | N
     return " ".join(p for p in first if p)
 
 
-def _body(row: Row, spec: ObjectSpec, obj: str, owner: Person | None, account: dict | None, contact: Person | None,
-          related: list[dict], history: list[dict], comments: list[dict], deleted: bool,
-          updated: dt.datetime, currency: str | None) -> str:
+def _body(
+    row: Row,
+    spec: ObjectSpec,
+    obj: str,
+    owner: Person | None,
+    account: dict | None,
+    contact: Person | None,
+    related: list[dict],
+    history: list[dict],
+    comments: list[dict],
+    deleted: bool,
+    updated: dt.datetime,
+    currency: str | None,
+) -> str:
     lines: list[str] = []
     if spec.name == "EmailMessage" and not deleted:
         # The mail's own text only, so it fingerprints like the same mail from the email export (dedup).
@@ -281,10 +324,25 @@ def _body(row: Row, spec: ObjectSpec, obj: str, owner: Person | None, account: d
         if item.get("name") and item["field"] not in ("WhoId",):
             head.append(f"{item['object']} {item['name']}")
     lines.append(", ".join(head) + ".")
-    shown = spec.body if spec.name in ("Account", "Contact", "Lead", "Opportunity", "Case", "Task", "Event",
-                                       "EmailMessage", "OpportunityContactRole", "AccountContactRole",
-                                       "AccountContactRelation") else _generic_fields(row, spec)
-    if shown is spec.body:                  # a standard object's custom fields are the org's own data: shown too
+    shown = (
+        spec.body
+        if spec.name
+        in (
+            "Account",
+            "Contact",
+            "Lead",
+            "Opportunity",
+            "Case",
+            "Task",
+            "Event",
+            "EmailMessage",
+            "OpportunityContactRole",
+            "AccountContactRole",
+            "AccountContactRelation",
+        )
+        else _generic_fields(row, spec)
+    )
+    if shown is spec.body:  # a standard object's custom fields are the org's own data: shown too
         shown = shown + [f for f in _generic_fields(row, spec) if f.endswith("__c") and f not in shown]
     for field in shown:
         value = render_value(row, field, currency)
@@ -306,7 +364,9 @@ def _body(row: Row, spec: ObjectSpec, obj: str, owner: Person | None, account: d
             value = change.get("value")
             if change.get("field") == "Amount" and value is not None:
                 value = money(value, currency)
-            lines.append(f"- {change['at'][:10]}: {_label(change.get('field') or '?')} -> {value if value is not None else '(empty)'}")
+            lines.append(
+                f"- {change['at'][:10]}: {_label(change.get('field') or '?')} -> {value if value is not None else '(empty)'}"
+            )
     if comments:
         lines.extend(["", "Comments:"])
         for comment in comments:
@@ -322,7 +382,7 @@ def _generic_fields(row: Row, spec: ObjectSpec) -> list[str]:
     for name, value in row.scalars().items():
         c = canonical(name)
         if c in skip or c.startswith("fivetran") or "." in name or (len(str(value)) > 200 and " " not in str(value)):
-            continue                        # a long value without a space is a blob (base64 body), not words
+            continue  # a long value without a space is a blob (base64 body), not words
         if not is_null(value):
             out.append(name)
     return out

@@ -12,11 +12,10 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from ground.records import Actor
 from connectors.salesforce.objects import COMMENT_CHILDREN, HISTORY_CHILDREN, OPPORTUNITY_SNAPSHOT_FIELDS
 from connectors.salesforce.values import Row, is_null, parse_datetime
-from ground.identity import normalise_email
-from ground.identity import salesforce_id18
+from ground.identity import normalise_email, salesforce_id18
+from ground.records import Actor
 
 
 def sid(value: Any) -> str | None:
@@ -79,12 +78,12 @@ def _name(row: Row) -> str | None:
 
 
 class Directory(BaseModel):
-    people: dict[str, Person] = Field(default_factory=dict)          # User and Contact ids
+    people: dict[str, Person] = Field(default_factory=dict)  # User and Contact ids
     accounts: dict[str, AccountInfo] = Field(default_factory=dict)
-    names: dict[str, str] = Field(default_factory=dict)              # any id -> display name
-    record_account: dict[str, str] = Field(default_factory=dict)     # opportunity/contact id -> account id
-    history: dict[str, list[dict]] = Field(default_factory=dict)     # parent id -> field changes
-    comments: dict[str, list[dict]] = Field(default_factory=dict)    # parent id -> comments
+    names: dict[str, str] = Field(default_factory=dict)  # any id -> display name
+    record_account: dict[str, str] = Field(default_factory=dict)  # opportunity/contact id -> account id
+    history: dict[str, list[dict]] = Field(default_factory=dict)  # parent id -> field changes
+    comments: dict[str, list[dict]] = Field(default_factory=dict)  # parent id -> comments
     primary_roles: dict[str, list[dict]] = Field(default_factory=dict)  # opportunity/account id -> primary roles
 
     def learn(self, obj: str, row: Row) -> None:
@@ -132,16 +131,24 @@ class Directory(BaseModel):
         account = sid(row.get("AccountId", "Opportunity.AccountId"))
         if account and account not in self.accounts and row.text("Account.Name", "Opportunity.Account.Name"):
             self.accounts[account] = AccountInfo(
-                id=account, name=row.text("Account.Name", "Opportunity.Account.Name"),
-                domain=website_domain(row.text("Account.Website", "Opportunity.Account.Website")))
+                id=account,
+                name=row.text("Account.Name", "Opportunity.Account.Name"),
+                domain=website_domain(row.text("Account.Website", "Opportunity.Account.Website")),
+            )
 
     def _learn_child(self, obj: str, row: Row) -> None:
         if obj in COMMENT_CHILDREN:
             parent = sid(row.get(COMMENT_CHILDREN[obj][1]))
             if parent and row.text("CommentBody"):
-                self.comments.setdefault(parent, []).append({
-                    "id": sid(row.get("Id")), "body": row.text("CommentBody"), "at": _iso(row.get("CreatedDate")),
-                    "by": sid(row.get("CreatedById")), "public": str(row.get("IsPublished") or "").lower() == "true"})
+                self.comments.setdefault(parent, []).append(
+                    {
+                        "id": sid(row.get("Id")),
+                        "body": row.text("CommentBody"),
+                        "at": _iso(row.get("CreatedDate")),
+                        "by": sid(row.get("CreatedById")),
+                        "public": str(row.get("IsPublished") or "").lower() == "true",
+                    }
+                )
             return
         parent = sid(row.get(HISTORY_CHILDREN[obj][1], "ParentId"))
         at = _iso(row.get("CreatedDate"))
@@ -150,7 +157,7 @@ class Directory(BaseModel):
         changes = self.history.setdefault(parent, [])
         row_id = sid(row.get("Id"))
         if row_id and any(c.get("row") == row_id for c in changes):
-            return                  # the same history row seen in an older snapshot of the export
+            return  # the same history row seen in an older snapshot of the export
         base = {"at": at, "by": sid(row.get("CreatedById")), "from": obj, "row": sid(row.get("Id"))}
         if obj == "OpportunityHistory":
             for field in OPPORTUNITY_SNAPSHOT_FIELDS:

@@ -11,19 +11,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ground.records import ErrorClass, Origin, RecordFailure
 from connectors.safe_json import load_json
 from connectors.salesforce.convert import failure, object_of
 from connectors.salesforce.objects import object_from_file_name
 from connectors.salesforce.values import canonical, flatten
+from ground.records import ErrorClass, Origin, RecordFailure
 
 RowItem = tuple[str, dict[str, Any], Origin]
-Opener = Callable[[], BinaryIO]                # opens the file or zip member afresh (a read takes two passes)
+Opener = Callable[[], BinaryIO]  # opens the file or zip member afresh (a read takes two passes)
 CHUNK = 1 << 20
 SNIFF_BYTES = 65536
 DELIMITERS = ",;\t|^`"
 ENCODINGS = ("utf-8-sig", "cp1252", "latin-1")
-csv.field_size_limit(64 * 1024 * 1024)        # long descriptions / email bodies
+csv.field_size_limit(64 * 1024 * 1024)  # long descriptions / email bodies
 
 
 def decode(data: bytes) -> tuple[str, str]:
@@ -90,9 +90,12 @@ def _rows(reader, obj: str, origin: Origin) -> Iterator[RowItem | RecordFailure]
     header = [h.strip() for h in header]
     if "id" not in {canonical(h) for h in header}:
         shown = ", ".join(header[:6]) + (", ..." if len(header) > 6 else "")
-        yield failure(origin, ErrorClass.missing_field,
-                      f"CSV has no Id column (columns: {shown}): not an export of Salesforce records "
-                      "(an import/seed file?), nothing to key the rows by")
+        yield failure(
+            origin,
+            ErrorClass.missing_field,
+            f"CSV has no Id column (columns: {shown}): not an export of Salesforce records "
+            "(an import/seed file?), nothing to key the rows by",
+        )
         return
     index = 0
     while True:
@@ -109,8 +112,11 @@ def _rows(reader, obj: str, origin: Origin) -> Iterator[RowItem | RecordFailure]
         where = origin.model_copy(update={"index": index})
         index += 1
         if len(cells) != len(header):
-            yield failure(where, ErrorClass.parse_error,
-                          f"row has {len(cells)} cells, the header has {len(header)}: quoting or delimiter is broken")
+            yield failure(
+                where,
+                ErrorClass.parse_error,
+                f"row has {len(cells)} cells, the header has {len(header)}: quoting or delimiter is broken",
+            )
             continue
         yield obj, dict(zip(header, cells)), where
 
@@ -138,17 +144,23 @@ def json_rows(data: bytes | Opener, name: str, origin: Origin) -> Iterator[RowIt
 def _doc_rows(doc: Any, fallback: str, origin: Origin) -> Iterator[RowItem | RecordFailure]:
     if isinstance(doc, list) and doc and all(_error_entry(i) for i in doc):
         for i, item in enumerate(doc):
-            yield failure(origin.model_copy(update={"index": i}), ErrorClass.api_error,
-                          f"saved Salesforce error response: {item.get('errorCode')}: {item.get('message')}")
+            yield failure(
+                origin.model_copy(update={"index": i}),
+                ErrorClass.api_error,
+                f"saved Salesforce error response: {item.get('errorCode')}: {item.get('message')}",
+            )
         return
-    if isinstance(doc, dict) and isinstance(doc.get("deletedRecords"), list):    # getDeleted
+    if isinstance(doc, dict) and isinstance(doc.get("deletedRecords"), list):  # getDeleted
         for i, item in enumerate(doc["deletedRecords"]):
             if isinstance(item, dict):
                 rid = str(item.get("id") or "")
-                yield object_of(rid), {"Id": rid, "IsDeleted": True, "SystemModstamp": item.get("deletedDate")}, \
-                    origin.model_copy(update={"index": i})
+                yield (
+                    object_of(rid),
+                    {"Id": rid, "IsDeleted": True, "SystemModstamp": item.get("deletedDate")},
+                    origin.model_copy(update={"index": i}),
+                )
         return
-    if isinstance(doc, dict) and isinstance(doc.get("queryResult"), dict):           # sf CLI exemplar
+    if isinstance(doc, dict) and isinstance(doc.get("queryResult"), dict):  # sf CLI exemplar
         yield from _doc_rows(doc["queryResult"], fallback, origin)
         return
     if isinstance(doc, dict) and doc and all(isinstance(v, dict) and "queryResult" in v for v in doc.values()):
@@ -158,8 +170,11 @@ def _doc_rows(doc: Any, fallback: str, origin: Origin) -> Iterator[RowItem | Rec
     records = doc.get("records") if isinstance(doc, dict) else doc if isinstance(doc, list) else None
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         shape = f"object with keys {', '.join(list(doc)[:5])}" if isinstance(doc, dict) else type(doc).__name__
-        yield failure(origin, ErrorClass.unsupported,
-                      f"not Salesforce records: a JSON {shape} (no 'records' list, not a query result)")
+        yield failure(
+            origin,
+            ErrorClass.unsupported,
+            f"not Salesforce records: a JSON {shape} (no 'records' list, not a query result)",
+        )
         return
     if records and all({"sobject", "files"} & set(r) for r in records):
         yield failure(origin, ErrorClass.unsupported, "sObject Tree data plan (names files to import), not records")
@@ -168,9 +183,11 @@ def _doc_rows(doc: Any, fallback: str, origin: Origin) -> Iterator[RowItem | Rec
     if records and not any(row.get("Id") for row in flat):
         refs = sum(1 for r in records if isinstance(r.get("attributes"), dict) and "referenceId" in r["attributes"])
         kind = "sObject Tree import file" if refs else "seed data"
-        yield failure(origin, ErrorClass.missing_field,
-                      f"{kind}: {len(records)} record(s), none has an Id (records of an org always do); "
-                      "nothing to key them by")
+        yield failure(
+            origin,
+            ErrorClass.missing_field,
+            f"{kind}: {len(records)} record(s), none has an Id (records of an org always do); nothing to key them by",
+        )
         return
     for i, row in enumerate(flat):
         obj = row.pop("_type", None) or fallback

@@ -12,18 +12,22 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 
 from connectors.archives import ArchiveLimits, checked_members, open_zip
-from ground.contract import FileCheckpoint, Item, TimeWindow
 from connectors.files import guarded
-from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 from connectors.salesforce.convert import SOURCE, convert_row, failure
 from connectors.salesforce.directory import Directory
 from connectors.salesforce.export_files import RowItem, csv_rows, json_rows
 from connectors.salesforce.objects import CHILDREN, DIRECTORY_ONLY, HISTORY_CHILDREN
 from connectors.salesforce.values import canonical, org_currency
+from ground.contract import FileCheckpoint, Item, TimeWindow
+from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 
 SUFFIXES = {".csv": csv_rows, ".json": json_rows}
-SUBQUERY_CHILDREN = {"opportunityhistories": "OpportunityHistory", "casecomments": "CaseComment",
-                     "histories": None, "feeds": None}
+SUBQUERY_CHILDREN = {
+    "opportunityhistories": "OpportunityHistory",
+    "casecomments": "CaseComment",
+    "histories": None,
+    "feeds": None,
+}
 
 
 def _child_object(parent: str, relationship: str) -> str | None:
@@ -36,9 +40,14 @@ def _child_object(parent: str, relationship: str) -> str | None:
 class SalesforceExportReader:
     source = SOURCE
 
-    def __init__(self, paths: Sequence[str | Path], instance_url: str | None = None,
-                 max_file_bytes: int = 2_000_000_000, currency: str | None = None,
-                 archive_limits: ArchiveLimits | None = None):
+    def __init__(
+        self,
+        paths: Sequence[str | Path],
+        instance_url: str | None = None,
+        max_file_bytes: int = 2_000_000_000,
+        currency: str | None = None,
+        archive_limits: ArchiveLimits | None = None,
+    ):
         """currency: the org's currency for rows without CurrencyIsoCode (single-currency orgs have no such field)."""
         self.paths = [Path(p) for p in paths]
         self.instance_url = instance_url
@@ -46,8 +55,9 @@ class SalesforceExportReader:
         self.max_file_bytes = max_file_bytes
         self.archive_limits = archive_limits or ArchiveLimits()
 
-    def read(self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
-             ) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
+    def read(
+        self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
+    ) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
         """One export unit at a time (a zip, or the loose files of one folder): its own Directory, so two weekly
         snapshots never mix their histories."""
         done = list(checkpoint.files_done) if checkpoint else []
@@ -59,8 +69,11 @@ class SalesforceExportReader:
             files = [f for f in unit if str(f) not in skip]
             if not files:
                 continue
-            yield from guarded(self.source, Origin(file=str(unit[0].parent if len(unit) > 1 else unit[0])),
-                               self._read_unit(unit, files, window))
+            yield from guarded(
+                self.source,
+                Origin(file=str(unit[0].parent if len(unit) > 1 else unit[0])),
+                self._read_unit(unit, files, window),
+            )
             for f in files:
                 done.append(str(f))
                 skip.add(str(f))
@@ -124,9 +137,12 @@ class SalesforceExportReader:
                     continue
                 parse = SUFFIXES.get(path.suffix.lower())
                 if parse is None:
-                    yield failure(origin, ErrorClass.unsupported,
-                                  f"not a Salesforce export file ({path.suffix or 'no extension'}): "
-                                  "expected .csv, .json or a Data Export .zip")
+                    yield failure(
+                        origin,
+                        ErrorClass.unsupported,
+                        f"not a Salesforce export file ({path.suffix or 'no extension'}): "
+                        "expected .csv, .json or a Data Export .zip",
+                    )
                     continue
                 if path.stat().st_size > self.max_file_bytes:
                     yield failure(origin, ErrorClass.too_large, f"file over {self.max_file_bytes:,} bytes")
@@ -144,8 +160,11 @@ class SalesforceExportReader:
             infos = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename)
             # Data Export zips also carry attachments/documents folders: not records, not read
             for nested in (i for i in infos if Path(i.filename).suffix.lower() == ".zip"):
-                yield failure(Origin(file=str(path), member=nested.filename), ErrorClass.unsupported,
-                              "zip inside a zip is not read; unpack it")
+                yield failure(
+                    Origin(file=str(path), member=nested.filename),
+                    ErrorClass.unsupported,
+                    "zip inside a zip is not read; unpack it",
+                )
             wanted = [i for i in infos if Path(i.filename).suffix.lower() in SUFFIXES]
             for info in checked_members(path, wanted, SOURCE, self.archive_limits):
                 if isinstance(info, RecordFailure):
@@ -189,8 +208,9 @@ def _parent_id(obj: str, row: dict) -> str | None:
     return sid(Row(row).get(CHILDREN[obj][1], "ParentId"))
 
 
-def partial_parents(directory: Directory, orphans: dict, converted: set[str],
-                    instance_url: str | None, currency: str | None = None) -> Iterator[SourceRecord]:
+def partial_parents(
+    directory: Directory, orphans: dict, converted: set[str], instance_url: str | None, currency: str | None = None
+) -> Iterator[SourceRecord]:
     """History/comments whose parent row is not in this read: the parent as far as its children tell it.
 
     Its version is the latest change, so the full parent row (next export, API) simply supersedes it.
@@ -220,8 +240,7 @@ def learn(directory: Directory, obj: str, row: dict) -> None:
             child = _child_object(obj, column)
             if child:
                 for child_row in value:
-                    directory.learn(child, Row({**child_row, "ParentId": row.get("Id"),
-                                                **{f"{obj}Id": row.get("Id")}}))
+                    directory.learn(child, Row({**child_row, "ParentId": row.get("Id"), **{f"{obj}Id": row.get("Id")}}))
 
 
 def read_salesforce_exports(paths: Sequence[str | Path], window: TimeWindow | None = None):

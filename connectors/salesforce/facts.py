@@ -15,9 +15,9 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from ground.records import Actor, as_utc
 from connectors.salesforce.history import field_changes
 from connectors.salesforce.values import money, parse_number
+from ground.records import Actor, as_utc
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
@@ -59,9 +59,14 @@ def account_entity(group_id: str, account: Mapping[str, Any], domain_orgs: Mappi
     if domain:
         return organisation_entity(group_id, f"org:{domain}", domain_orgs.get(domain) or name)
     key = f"salesforce:Account:{account['id']}"
-    return EntitySpec(uuid=entity_uuid(group_id, key), key=key, label="Organization", name=name,
-                      summary=f"Organisation {name} (Salesforce account {account['id']})",
-                      attributes={"key": key, "salesforce_id": account["id"]})
+    return EntitySpec(
+        uuid=entity_uuid(group_id, key),
+        key=key,
+        label="Organization",
+        name=name,
+        summary=f"Organisation {name} (Salesforce account {account['id']})",
+        attributes={"key": key, "salesforce_id": account["id"]},
+    )
 
 
 def record_entity(group_id: str, obj: str, rid: str, name: str) -> EntitySpec:
@@ -72,8 +77,14 @@ def record_entity(group_id: str, obj: str, rid: str, name: str) -> EntitySpec:
 
 def value_entity(group_id: str, label: str, value: str) -> EntitySpec:
     key = f"value:{label.lower()}:{value}"
-    return EntitySpec(uuid=entity_uuid(group_id, key), key=key, label=label, name=value,
-                      summary=f"{label} {value}", attributes={"key": key})
+    return EntitySpec(
+        uuid=entity_uuid(group_id, key),
+        key=key,
+        label=label,
+        name=value,
+        summary=f"{label} {value}",
+        attributes={"key": key},
+    )
 
 
 def _person(group_id: str, person: Mapping[str, Any] | None) -> tuple[EntitySpec, Actor] | None:
@@ -92,15 +103,28 @@ def _money(value: Any, currency: str | None) -> str | None:
 
 
 def _works_at(b: _Builder, g: str, person: EntitySpec, org: EntitySpec, when: dt.datetime | None, eps: list[str]):
-    b.fact(make_fact(g, person, "WORKS_AT", org, f"{person.name} works at {org.name}", valid_at=when,
-                     episode_ids=eps, keyed_by_time=False))
+    b.fact(
+        make_fact(
+            g,
+            person,
+            "WORKS_AT",
+            org,
+            f"{person.name} works at {org.name}",
+            valid_at=when,
+            episode_ids=eps,
+            keyed_by_time=False,
+        )
+    )
 
 
 def _timeline(fields: Mapping[str, Any], field: str) -> list[tuple[str, dt.datetime]]:
     """(value, since) for one field: history changes, then the current value if it differs from the last change."""
     values = fields.get("values") or {}
-    out = [(str(c["value"]), _when(c["at"])) for c in field_changes(fields.get("history") or [], (field,))
-           if c.get("value") not in (None, "") and _when(c["at"])]
+    out = [
+        (str(c["value"]), _when(c["at"]))
+        for c in field_changes(fields.get("history") or [], (field,))
+        if c.get("value") not in (None, "") and _when(c["at"])
+    ]
     current = values.get(field)
     if current not in (None, ""):
         if not out:
@@ -110,15 +134,35 @@ def _timeline(fields: Mapping[str, Any], field: str) -> list[tuple[str, dt.datet
     return [(v, t) for v, t in out if t is not None]
 
 
-def _slot_facts(b: _Builder, g: str, subject: EntitySpec, predicate: str, label: str, field: str,
-                fields: Mapping[str, Any], eps: list[str], render=str, verb: str = "is") -> None:
+def _slot_facts(
+    b: _Builder,
+    g: str,
+    subject: EntitySpec,
+    predicate: str,
+    label: str,
+    field: str,
+    fields: Mapping[str, Any],
+    eps: list[str],
+    render=str,
+    verb: str = "is",
+) -> None:
     for value, since in _timeline(fields, field):
         shown = render(value)
         if not shown:
             continue
         target = b.entity(value_entity(g, label, shown))
-        b.fact(make_fact(g, subject, predicate, target, f"{subject.name} {verb} {shown}", valid_at=since,
-                         episode_ids=eps, single_valued=slot_key(subject.key, predicate)))
+        b.fact(
+            make_fact(
+                g,
+                subject,
+                predicate,
+                target,
+                f"{subject.name} {verb} {shown}",
+                valid_at=since,
+                episode_ids=eps,
+                single_valued=slot_key(subject.key, predicate),
+            )
+        )
 
 
 def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
@@ -128,11 +172,14 @@ def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
     b = _Builder()
     actor = b.entity(person_entity(g, episode.actor, SOURCE))
     if fields.get("deleted"):
-        return b.result()                   # a tombstone states nothing new; the ledger retires its facts
+        return b.result()  # a tombstone states nothing new; the ledger retires its facts
     rid, kind = fields.get("id") or "", meta.kind
     created = _when(fields.get("created_at")) or episode.timestamp
-    modified = _when((fields.get("values") or {}).get("LastModifiedDate")) or _when(fields.get("modified_at")) \
+    modified = (
+        _when((fields.get("values") or {}).get("LastModifiedDate"))
+        or _when(fields.get("modified_at"))
         or episode.timestamp
+    )
     org = account_entity(g, fields.get("account") or {}, domain_orgs)
     org = b.entity(org) if org else None
     owner = _person(g, fields.get("owner"))
@@ -141,8 +188,18 @@ def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
     if kind == "account" and org is not None:
         if owner:
             person = b.entity(owner[0])
-            b.fact(make_fact(g, org, "OWNED_BY", person, f"The Salesforce account {org.name} is owned by {person.name}",
-                             valid_at=created, episode_ids=eps, single_valued=slot_key(org.key, "OWNED_BY")))
+            b.fact(
+                make_fact(
+                    g,
+                    org,
+                    "OWNED_BY",
+                    person,
+                    f"The Salesforce account {org.name} is owned by {person.name}",
+                    valid_at=created,
+                    episode_ids=eps,
+                    single_valued=slot_key(org.key, "OWNED_BY"),
+                )
+            )
     elif kind in ("contact", "user"):
         me = _person(g, {"id": rid, "name": meta.title, "email": values.get("Email")})
         if me:
@@ -164,49 +221,127 @@ def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
             if (primary or until is not None) and org is not None:
                 # A role no longer primary since the flip that made another role primary: the closed [created, flip),
                 # the same fact (same text and uuid) an older snapshot gave while it was primary.
-                b.fact(make_fact(g, org, "HAS_CONTACT", person,
-                                 f"{person.name} is the primary contact of {org.name} ({role})",
-                                 valid_at=modified if primary else created, invalid_at=None if primary else until,
-                                 episode_ids=eps, single_valued=slot_key(org.key, "HAS_CONTACT")))
+                b.fact(
+                    make_fact(
+                        g,
+                        org,
+                        "HAS_CONTACT",
+                        person,
+                        f"{person.name} is the primary contact of {org.name} ({role})",
+                        valid_at=modified if primary else created,
+                        invalid_at=None if primary else until,
+                        episode_ids=eps,
+                        single_valued=slot_key(org.key, "HAS_CONTACT"),
+                    )
+                )
     elif kind == "opportunity":
         opp = b.entity(record_entity(g, "Opportunity", rid, meta.title))
         currency = fields.get("currency") if "currency" in fields else values.get("CurrencyIsoCode")
         if org is not None:
-            b.fact(make_fact(g, opp, "FOR_ACCOUNT", org, f"{opp.name} is an opportunity with {org.name}",
-                             valid_at=created, episode_ids=eps, keyed_by_time=False))
+            b.fact(
+                make_fact(
+                    g,
+                    opp,
+                    "FOR_ACCOUNT",
+                    org,
+                    f"{opp.name} is an opportunity with {org.name}",
+                    valid_at=created,
+                    episode_ids=eps,
+                    keyed_by_time=False,
+                )
+            )
         _slot_facts(b, g, opp, "IN_STAGE", "Stage", "StageName", fields, eps, verb="is in stage")
-        _slot_facts(b, g, opp, "HAS_AMOUNT", "Amount", "Amount", fields, eps,
-                    render=lambda v: _money(v, currency), verb="has the amount")
-        _slot_facts(b, g, opp, "CLOSES_ON", "Date", "CloseDate", fields, eps, render=lambda v: v[:10],
-                    verb="has the close date")
+        _slot_facts(
+            b,
+            g,
+            opp,
+            "HAS_AMOUNT",
+            "Amount",
+            "Amount",
+            fields,
+            eps,
+            render=lambda v: _money(v, currency),
+            verb="has the amount",
+        )
+        _slot_facts(
+            b, g, opp, "CLOSES_ON", "Date", "CloseDate", fields, eps, render=lambda v: v[:10], verb="has the close date"
+        )
         if owner:
             person = b.entity(owner[0])
-            b.fact(make_fact(g, opp, "OWNED_BY", person, f"{opp.name} is owned by {person.name}", valid_at=created,
-                             episode_ids=eps, single_valued=slot_key(opp.key, "OWNED_BY")))
+            b.fact(
+                make_fact(
+                    g,
+                    opp,
+                    "OWNED_BY",
+                    person,
+                    f"{opp.name} is owned by {person.name}",
+                    valid_at=created,
+                    episode_ids=eps,
+                    single_valued=slot_key(opp.key, "OWNED_BY"),
+                )
+            )
     elif kind == "case":
         case = b.entity(record_entity(g, "Case", rid, meta.title))
         _slot_facts(b, g, case, "HAS_STATUS", "Status", "Status", fields, eps, verb="has the status")
         if owner:
             person = b.entity(owner[0])
-            b.fact(make_fact(g, case, "OWNED_BY", person, f"{case.name} is owned by {person.name}", valid_at=created,
-                             episode_ids=eps, single_valued=slot_key(case.key, "OWNED_BY")))
+            b.fact(
+                make_fact(
+                    g,
+                    case,
+                    "OWNED_BY",
+                    person,
+                    f"{case.name} is owned by {person.name}",
+                    valid_at=created,
+                    episode_ids=eps,
+                    single_valued=slot_key(case.key, "OWNED_BY"),
+                )
+            )
         if org is not None:
-            b.fact(make_fact(g, case, "FOR_ACCOUNT", org, f"{case.name} is a case of {org.name}", valid_at=created,
-                             episode_ids=eps, keyed_by_time=False))
+            b.fact(
+                make_fact(
+                    g,
+                    case,
+                    "FOR_ACCOUNT",
+                    org,
+                    f"{case.name} is a case of {org.name}",
+                    valid_at=created,
+                    episode_ids=eps,
+                    keyed_by_time=False,
+                )
+            )
     elif kind in ("task", "event"):
         for item in fields.get("related") or []:
             if item.get("object") in ("Opportunity", "Case", "Account") and item.get("name"):
                 target = b.entity(record_entity(g, item["object"], item["id"], item["name"]))
                 verb = "logged a call about" if values.get("TaskSubtype") == "Call" else "logged an activity on"
-                b.fact(make_fact(g, actor, "LOGGED_ACTIVITY", target,
-                                 f"{actor.name} {verb} {target.name} on {_day(episode.timestamp)}: {meta.title}",
-                                 valid_at=episode.timestamp, episode_ids=eps, qualifier=meta.source_key))
+                b.fact(
+                    make_fact(
+                        g,
+                        actor,
+                        "LOGGED_ACTIVITY",
+                        target,
+                        f"{actor.name} {verb} {target.name} on {_day(episode.timestamp)}: {meta.title}",
+                        valid_at=episode.timestamp,
+                        episode_ids=eps,
+                        qualifier=meta.source_key,
+                    )
+                )
         contact = _person(g, fields.get("contact"))
         if contact:
             person = b.entity(contact[0])
-            b.fact(make_fact(g, actor, "TALKED_TO", person,
-                             f"{actor.name} talked to {person.name} on {_day(episode.timestamp)}: {meta.title}",
-                             valid_at=episode.timestamp, episode_ids=eps, qualifier=meta.source_key))
+            b.fact(
+                make_fact(
+                    g,
+                    actor,
+                    "TALKED_TO",
+                    person,
+                    f"{actor.name} talked to {person.name} on {_day(episode.timestamp)}: {meta.title}",
+                    valid_at=episode.timestamp,
+                    episode_ids=eps,
+                    qualifier=meta.source_key,
+                )
+            )
     result = b.result()
     if kind == "email":
         parts = [result, email_facts(episode, domain_orgs)]
@@ -215,8 +350,17 @@ def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
             if item.get("name"):
                 message = email_facts(episode, domain_orgs).entities[1]
                 target = extra.entity(record_entity(g, item["object"], item["id"], item["name"]))
-                extra.fact(make_fact(g, message, "ABOUT", target, f"The email '{meta.title}' is about {target.name}",
-                                     valid_at=episode.timestamp, episode_ids=eps))
+                extra.fact(
+                    make_fact(
+                        g,
+                        message,
+                        "ABOUT",
+                        target,
+                        f"The email '{meta.title}' is about {target.name}",
+                        valid_at=episode.timestamp,
+                        episode_ids=eps,
+                    )
+                )
         parts.append(extra.result())
         return merge_factsets(parts)
     return result

@@ -44,7 +44,7 @@ def parse_datetime(value: Any) -> dt.datetime | None:
     text = _OFFSET.sub(r"\1:\2", text)
     text = _FRACTION.sub(lambda m: "." + (m.group(1) + "000000")[:6], text, count=1)
     if len(text) == 10:
-        return dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc)
+        return dt.datetime.fromisoformat(text).replace(tzinfo=dt.UTC)
     return as_utc(dt.datetime.fromisoformat(text))
 
 
@@ -148,5 +148,8 @@ class Row:
 
     def scalars(self) -> dict[str, Any]:
         """Every non-null scalar column, JSON-safe (what goes into SourceRecord.fields['values'])."""
-        return {k: clean_value(v) for k, v in self.values.items()
-                if not k.startswith("_") and not isinstance(v, (list, dict)) and not is_null(v)}
+        return {
+            k: clean_value(v)
+            for k, v in self.values.items()
+            if not k.startswith("_") and not isinstance(v, (list, dict)) and not is_null(v)
+        }

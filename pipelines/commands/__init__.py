@@ -1,17 +1,17 @@
 """The `graphfeed` command line.
 
-  graphfeed preview --source email PATH...   episodes as JSON lines on stdout, failures on stderr (no state written)
-  graphfeed run [--date D | --from A --to B] [--source S]   the nightly job, in-process, recorded in the Dagster instance
-  graphfeed search "QUERY" [--as-of DATE] [--known-at DATETIME] [--intent I] [--source S] [--limit N] [--json]
-                                            what the graph knows (now, or on a date), or knew at a moment of its history
-  graphfeed history SUBJECT [--relation R] [--json]   every value a single-valued slot had, with both clocks
-  graphfeed episodes search "QUERY" | get ID|KEY | list [filters]   episodes by intent, source, actor and time
-  graphfeed mcp [--http HOST:PORT]          read-only MCP server (stdio by default) for agents
-  graphfeed ledger [--source S]             episode counts by status and the latest failures
-  graphfeed ledger replay [--source S] [--status quarantined,failed]   re-queue failed episodes
-  graphfeed estimate --source S [--partition D]   LLM calls, tokens and cost a partition would take, spending nothing
-  graphfeed review list|show|approve|reject [KEY...]   LLM-extracted facts held for a person's approval
-  graphfeed intent eval --labels FILE.jsonl [--split eval|train|all]   the intent model measured on labelled units
+graphfeed preview --source email PATH...   episodes as JSON lines on stdout, failures on stderr (no state written)
+graphfeed run [--date D | --from A --to B] [--source S]   the nightly job, in-process, recorded in the Dagster instance
+graphfeed search "QUERY" [--as-of DATE] [--known-at DATETIME] [--intent I] [--source S] [--limit N] [--json]
+                                          what the graph knows (now, or on a date), or knew at a moment of its history
+graphfeed history SUBJECT [--relation R] [--json]   every value a single-valued slot had, with both clocks
+graphfeed episodes search "QUERY" | get ID|KEY | list [filters]   episodes by intent, source, actor and time
+graphfeed mcp [--http HOST:PORT]          read-only MCP server (stdio by default) for agents
+graphfeed ledger [--source S]             episode counts by status and the latest failures
+graphfeed ledger replay [--source S] [--status quarantined,failed]   re-queue failed episodes
+graphfeed estimate --source S [--partition D]   LLM calls, tokens and cost a partition would take, spending nothing
+graphfeed review list|show|approve|reject [KEY...]   LLM-extracted facts held for a person's approval
+graphfeed intent eval --labels FILE.jsonl [--split eval|train|all]   the intent model measured on labelled units
 """
 
 import argparse
@@ -21,7 +21,7 @@ from pipelines.commands.common import EXIT_OK, EXIT_USAGE
 
 __all__ = ["EXIT_OK", "EXIT_USAGE", "main", "parser"]
 
-COMMAND_GROUPS = (preview, run, graph_reads, ledger, intent)     # in the order `graphfeed --help` lists them
+COMMAND_GROUPS = (preview, run, graph_reads, ledger, intent)  # in the order `graphfeed --help` lists them
 
 
 def parser() -> argparse.ArgumentParser:

@@ -24,8 +24,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
-    from connectors.graph.config import ConfigError, validate_group_id
+    from connectors.graph.config import ConfigError
     from connectors.graph.reader import GraphReader
+    from ground.identity import validate_group_id
 
     try:
         validate_group_id(args.group)
@@ -34,23 +35,31 @@ def cmd_search(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as exc:
         return usage_error(str(exc))
     from mcp.server.mcpserver.exceptions import ToolError
+
     from pipelines.mcp_server import episode_filters
 
     try:
-        filters = episode_filters(args.intent, args.source, None, None, None)     # same checks as the MCP tools
+        filters = episode_filters(args.intent, args.source, None, None, None)  # same checks as the MCP tools
     except ToolError as exc:
         return usage_error(str(exc))
 
     async def go():
         async with GraphReader(graph_config()) as reader:
-            return await reader.search_facts(args.query, group_id=args.group, as_of=as_of, known_at=known_at,
-                                             limit=args.limit, intents=filters.intents, sources=filters.sources)
+            return await reader.search_facts(
+                args.query,
+                group_id=args.group,
+                as_of=as_of,
+                known_at=known_at,
+                limit=args.limit,
+                intents=filters.intents,
+                sources=filters.sources,
+            )
 
     hits = asyncio.run(go())
     if args.json:
         for hit in hits:
             print(json.dumps(hit.model_dump(mode="json"), ensure_ascii=False))
-        if getattr(hits, "degraded", None):        # a step timed out: the answer may be incomplete
+        if getattr(hits, "degraded", None):  # a step timed out: the answer may be incomplete
             print(json.dumps({"degraded": hits.degraded}))
         return EXIT_OK
     when = f"as of {args.as_of}" if args.as_of else ("held then" if args.known_at else "now first, then history")
@@ -65,7 +74,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         sources = ", ".join(f"{e.source or ''} {e.name}".strip() for e in hit.episodes[:3]) or "-"
         print(f"- {hit.fact}\n    valid {valid} .. {invalid}   [{hit.name}]   source: {sources}")
         if hit.interval_exact is False:
-            print("    (end as known then not recorded: written before revisions were kept; shown as the source gave it)")
+            print(
+                "    (end as known then not recorded: written before revisions were kept; shown as the source gave it)"
+            )
     return EXIT_OK
 
 
@@ -76,9 +87,10 @@ def _stamp(value: dt.datetime | None) -> str:
 def cmd_history(args: argparse.Namespace) -> int:
     import asyncio
 
-    from connectors.graph.config import ConfigError, validate_group_id
+    from connectors.graph.config import ConfigError
     from connectors.graph.history import AmbiguousSubject
     from connectors.graph.reader import GraphReader
+    from ground.identity import validate_group_id
 
     try:
         validate_group_id(args.group)
@@ -101,25 +113,31 @@ def cmd_history(args: argparse.Namespace) -> int:
     print(f"{subject.name} ({subject.key}): {len(history.values)} values")
     for v in history.values:
         sources = ", ".join(f"{e.source or ''} {e.source_key or e.uuid}".strip() for e in v.episodes[:3]) or "-"
-        print(f"- [{v.relation}] {v.value}   valid {_stamp(v.valid_at)} .. {_stamp(v.invalid_at) if v.invalid_at else 'now'}"
-              f"\n    recorded {_stamp(v.created_at)}, ended in graph {_stamp(v.expired_at)}   source: {sources}")
+        print(
+            f"- [{v.relation}] {v.value}   valid {_stamp(v.valid_at)} .. {_stamp(v.invalid_at) if v.invalid_at else 'now'}"
+            f"\n    recorded {_stamp(v.created_at)}, ended in graph {_stamp(v.expired_at)}   source: {sources}"
+        )
     return EXIT_OK
 
 
 def _print_episode_line(e) -> None:
     when = e.valid_at.isoformat() if e.valid_at else "?"
     who = e.actor_name or e.actor_email or e.actor_id or "-"
-    print(f"- {when}  {e.source or '?'} {e.source_key}  intent={e.intent}  by {who}\n    {e.title or ''}"
-          f"{'  | ' if e.title else ''}{e.snippet[:160]}")
+    print(
+        f"- {when}  {e.source or '?'} {e.source_key}  intent={e.intent}  by {who}\n    {e.title or ''}"
+        f"{'  | ' if e.title else ''}{e.snippet[:160]}"
+    )
 
 
 def cmd_episodes(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
-    from connectors.graph.config import ConfigError, validate_group_id
-    from connectors.graph.reader import GraphReader
     from mcp.server.mcpserver.exceptions import ToolError
+
+    from connectors.graph.config import ConfigError
+    from connectors.graph.reader import GraphReader
+    from ground.identity import validate_group_id
     from pipelines.mcp_server import check_limit, episode_filters
 
     try:
@@ -178,7 +196,8 @@ def cmd_episodes(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from connectors.graph.config import ConfigError, validate_group_id
+    from connectors.graph.config import ConfigError
+    from ground.identity import validate_group_id
     from pipelines.mcp_server import serve
 
     try:
@@ -201,10 +220,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     se.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
     se.add_argument("--limit", type=int, default=10)
     se.add_argument("--json", action="store_true", help="one JSON object per fact")
-    se.add_argument("--intent", action="append", default=[],
-                    help="only facts of episodes with this intent (repeatable; filtered inside the query)")
-    se.add_argument("--source", action="append", default=[], choices=SOURCES,
-                    help="only facts of episodes from this source (repeatable)")
+    se.add_argument(
+        "--intent",
+        action="append",
+        default=[],
+        help="only facts of episodes with this intent (repeatable; filtered inside the query)",
+    )
+    se.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        choices=SOURCES,
+        help="only facts of episodes from this source (repeatable)",
+    )
     se.set_defaults(func=cmd_search)
 
     hi = sub.add_parser("history", help="every value a single-valued slot had (contact, assignee, status, ...)")

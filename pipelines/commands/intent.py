@@ -16,9 +16,14 @@ def cmd_intent(args: argparse.Namespace) -> int:
         return usage_error(f"no such labels file: {path}")
     resource = intent_model()
     try:
-        text = evaluate_file(path, lambda: resource.classifier(settings.home()), split=args.split,
-                             threshold=args.threshold, show_errors=args.errors)
-    except ValueError as exc:                   # IntentDataError: names file and line
+        text = evaluate_file(
+            path,
+            lambda: resource.classifier(settings.home()),
+            split=args.split,
+            threshold=args.threshold,
+            show_errors=args.errors,
+        )
+    except ValueError as exc:  # IntentDataError: names file and line
         return usage_error(str(exc))
     print(text)
     return EXIT_OK
@@ -28,8 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     it = sub.add_parser("intent", help="intent model: `eval` prints macro-F1, per-label/per-source F1, confusion")
     it.add_argument("action", choices=("eval",))
     it.add_argument("--labels", required=True, help="labelled units, JSON lines (docs/intent.md)")
-    it.add_argument("--split", choices=("eval", "train", "all"), default="all",
-                    help="which units of the file to score (by their `split` field; default all)")
+    it.add_argument(
+        "--split",
+        choices=("eval", "train", "all"),
+        default="all",
+        help="which units of the file to score (by their `split` field; default all)",
+    )
     it.add_argument("--threshold", type=float, default=None, help="`other` below this confidence (default: model's)")
     it.add_argument("--errors", type=int, default=0, help="list up to N misclassified units by source key")
     it.set_defaults(func=cmd_intent)

@@ -12,8 +12,14 @@ from transforms.intent.metrics import format_report, report
 from transforms.intent.units import load_units, prepare, unit_key
 
 
-def evaluate_file(path: Path, classifier: Callable[[], object], *, split: str = "all",
-                  threshold: float | None = None, show_errors: int = 0) -> str:
+def evaluate_file(
+    path: Path,
+    classifier: Callable[[], object],
+    *,
+    split: str = "all",
+    threshold: float | None = None,
+    show_errors: int = 0,
+) -> str:
     units = load_units([path])
     if split != "all":
         units = [u for u in units if u.split == split]
@@ -30,8 +36,13 @@ def evaluate_file(path: Path, classifier: Callable[[], object], *, split: str = 
     if unknown:
         raise IntentDataError(f"{path}: labels {unknown} are not in the model's taxonomy ({', '.join(model.labels)})")
     inputs = [prepare(u) for u in units]
-    predicted = model.predict([i.text for i in inputs], [i.lang for i in inputs], threshold=threshold,
-                              subjects=[i.subject for i in inputs], families=[i.family for i in inputs])
+    predicted = model.predict(
+        [i.text for i in inputs],
+        [i.lang for i in inputs],
+        threshold=threshold,
+        subjects=[i.subject for i in inputs],
+        families=[i.family for i in inputs],
+    )
     pred = [label for label, _ in predicted]
     rep = report([u.label for u in units], pred, [u.source_family for u in units], model.labels)
     lines = [format_report(rep, title=f"{path.name} ({split}): ")]

@@ -11,8 +11,10 @@ def cmd_ledger(args: argparse.Namespace) -> int:
         if args.action == "replay":
             statuses = tuple(s.strip() for s in args.status.split(",") if s.strip())
             count = book.replay(source=args.source, status=statuses)
-            print(f"re-queued {count} episode(s) ({', '.join(statuses)}"
-                  f"{', source ' + args.source if args.source else ''}); the next run ingests them")
+            print(
+                f"re-queued {count} episode(s) ({', '.join(statuses)}"
+                f"{', source ' + args.source if args.source else ''}); the next run ingests them"
+            )
             return EXIT_OK
         counts = book.counts(args.source)
         print("episodes by status" + (f" (source {args.source})" if args.source else "") + ":")
@@ -22,8 +24,10 @@ def cmd_ledger(args: argparse.Namespace) -> int:
         if failures:
             print(f"latest failures ({len(failures)}):")
         for row in failures:
-            print(f"  {row.status.value:<11} {row.source} {row.source_key} attempts={row.attempts} "
-                  f"{row.last_error_class}: {(row.last_error or '')[:200]}")
+            print(
+                f"  {row.status.value:<11} {row.source} {row.source_key} attempts={row.attempts} "
+                f"{row.last_error_class}: {(row.last_error or '')[:200]}"
+            )
     return EXIT_OK
 
 
@@ -36,15 +40,22 @@ def _llm_parts():
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
-    from connectors.graph.llm.cli_commands import estimate
+    from pipelines.commands.review import estimate
 
     home, config, store_url = _llm_parts()
-    return estimate(config, args.source, args.partition, staging_root=home / "staging", ledger_url=store_url,
-                    store_url=store_url, as_json=args.json)
+    return estimate(
+        config,
+        args.source,
+        args.partition,
+        staging_root=home / "staging",
+        ledger_url=store_url,
+        store_url=store_url,
+        as_json=args.json,
+    )
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from connectors.graph.llm import cli_commands as review
+    from pipelines.commands import review
 
     home, config, store_url = _llm_parts()
     if args.action == "list":

@@ -21,10 +21,10 @@ def preview_config(args: argparse.Namespace):
 
 
 def cmd_preview(args: argparse.Namespace) -> int:
-    from ground.records import RecordFailure
     from connectors.registry import EXPORT_READERS
     from flow import settings
     from flow.staging import spooled_dedup
+    from ground.records import RecordFailure
     from pipelines.commands.preview_summary import PreviewSummary
     from pipelines.resources import api_resources, intent_model
     from transforms.build import build_episodes
@@ -48,7 +48,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
 
     try:
         reader = api_resources()["apis"].export_reader(args.source, args.paths)
-    except ValueError as exc:                   # a reader setting from the environment is unusable
+    except ValueError as exc:  # a reader setting from the environment is unusable
         return usage_error(str(exc))
 
     def records():
@@ -65,8 +65,11 @@ def cmd_preview(args: argparse.Namespace) -> int:
             sys.stdout.write(episode.model_dump_json() + "\n")
     for line in summary.lines():
         print(line, file=sys.stderr)
-    print(f"graphfeed preview: {stats.seen} records -> {stats.unique} episodes "
-          f"({stats.duplicates} duplicates, dedup rate {stats.dedup_rate:.1%}), {failures} failures", file=sys.stderr)
+    print(
+        f"graphfeed preview: {stats.seen} records -> {stats.unique} episodes "
+        f"({stats.duplicates} duplicates, dedup rate {stats.dedup_rate:.1%}), {failures} failures",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 
@@ -76,8 +79,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     pv = sub.add_parser("preview", help="turn export files into episodes (stdout) and failures (stderr)")
     pv.add_argument("--source", required=True, choices=SOURCES)
     pv.add_argument("--group-id", help="default: GRAPHFEED_GROUP_ID, else graphfeed")
-    pv.add_argument("--threshold", type=float,
-                    help="`other` below this intent confidence (default: GRAPHFEED_INTENT_THRESHOLD, else the model's "
-                         "calibrated threshold)")
+    pv.add_argument(
+        "--threshold",
+        type=float,
+        help="`other` below this intent confidence (default: GRAPHFEED_INTENT_THRESHOLD, else the model's "
+        "calibrated threshold)",
+    )
     pv.add_argument("paths", nargs="+", help="files or folders (mbox, .eml, .msg, .zip, ...)")
     pv.set_defaults(func=cmd_preview)

@@ -18,7 +18,7 @@ class KindCounts(BaseModel):
     title_only: int = 0
     empty: int = 0
     content_chars: int = 0
-    examples: list[str] = []            # source keys of title-only/empty episodes (the first few)
+    examples: list[str] = []  # source keys of title-only/empty episodes (the first few)
 
     @property
     def mean_length(self) -> float:
@@ -55,15 +55,21 @@ class PreviewSummary:
                 counts.examples.append(episode.metadata.source_key)
 
     def lines(self) -> list[str]:
-        out = [f"{'kind':<24} {'records':>8} {'episodes':>8} {'failures':>8} {'title-only':>10} {'empty':>6} "
-               f"{'mean chars':>10}"]
+        out = [
+            f"{'kind':<24} {'records':>8} {'episodes':>8} {'failures':>8} {'title-only':>10} {'empty':>6} "
+            f"{'mean chars':>10}"
+        ]
         for kind in sorted(self.kinds):
             c = self.kinds[kind]
-            out.append(f"{kind:<24} {c.records:>8} {c.episodes:>8} {c.failures:>8} {c.title_only:>10} {c.empty:>6} "
-                       f"{c.mean_length:>10.0f}")
+            out.append(
+                f"{kind:<24} {c.records:>8} {c.episodes:>8} {c.failures:>8} {c.title_only:>10} {c.empty:>6} "
+                f"{c.mean_length:>10.0f}"
+            )
         for kind in sorted(self.kinds):
             c = self.kinds[kind]
             if c.title_only or c.empty:
-                out.append(f"WARNING: {c.title_only} title-only and {c.empty} empty {kind} episode(s) of "
-                           f"{c.episodes}: nothing but a title (empty in the source, or lost by the reader; e.g. {', '.join(c.examples)})")
+                out.append(
+                    f"WARNING: {c.title_only} title-only and {c.empty} empty {kind} episode(s) of "
+                    f"{c.episodes}: nothing but a title (empty in the source, or lost by the reader; e.g. {', '.join(c.examples)})"
+                )
         return out

@@ -9,9 +9,23 @@ from pathlib import Path
 
 from pipelines.commands.common import EXIT_OK, iso_date, usage_error
 
-QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}   # step events stay in the instance, not the terminal
-SUMMARY_FIGURES = ("records", "episodes", "failures", "duplicates", "dedup_rate", "ingested", "facts_written",
-                   "facts_invalidated", "quarantined", "backlog", "total_ingested", "total_backlog")
+QUIET = {
+    "loggers": {"console": {"config": {"log_level": "INFO"}}}
+}  # step events stay in the instance, not the terminal
+SUMMARY_FIGURES = (
+    "records",
+    "episodes",
+    "failures",
+    "duplicates",
+    "dedup_rate",
+    "ingested",
+    "facts_written",
+    "facts_invalidated",
+    "quarantined",
+    "backlog",
+    "total_ingested",
+    "total_backlog",
+)
 
 
 def dagster_instance():
@@ -39,13 +53,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         return usage_error("--from and --to go together")
     if args.start and args.start > args.end:
         return usage_error(f"--from {args.start} is after --to {args.end}")
-    day = args.date or (dt.datetime.now(dt.timezone.utc).date() - dt.timedelta(days=1)).isoformat()
+    day = args.date or (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)).isoformat()
 
     instance = dagster_instance()
     from pipelines.dead_runs import NO_DAEMON_RETRY, fail_dead_runs, worker_tags
     from pipelines.definitions import defs
 
-    for dead in fail_dead_runs(instance):          # before queuing: a dead run would hold its pool slots forever
+    for dead in fail_dead_runs(instance):  # before queuing: a dead run would hold its pool slots forever
         print(f"failed dead run {dead.run_id} ({dead.job_name}): {dead.message}")
     job = defs.resolve_job_def(f"{args.source}_ingest" if args.source else "nightly_ingest")
     tags = {**worker_tags(), **NO_DAEMON_RETRY}
@@ -54,11 +68,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         result = job.execute_in_process(instance=instance, tags=tags, raise_on_error=False, run_config=QUIET)
         label = f"{args.start}...{args.end}"
     else:
-        result = job.execute_in_process(instance=instance, partition_key=day, tags=tags, raise_on_error=False,
-                                        run_config=QUIET)
+        result = job.execute_in_process(
+            instance=instance, partition_key=day, tags=tags, raise_on_error=False, run_config=QUIET
+        )
         label = day
     shown = set()
-    for event in result.get_asset_materialization_events():     # a range run has one event per partition
+    for event in result.get_asset_materialization_events():  # a range run has one event per partition
         mat = event.materialization
         key = mat.asset_key.to_user_string()
         if key in shown:
@@ -70,8 +85,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"check {check.asset_key.to_user_string()}:{check.check_name} {'passed' if check.passed else 'FAILED'}")
     for line in step_failure_lines(result):
         print(line)
-    print(f"run {result.run_id} for {label}: {'success' if result.success else 'FAILED'} "
-          f"(DAGSTER_HOME={os.environ['DAGSTER_HOME']})")
+    print(
+        f"run {result.run_id} for {label}: {'success' if result.success else 'FAILED'} "
+        f"(DAGSTER_HOME={os.environ['DAGSTER_HOME']})"
+    )
     return EXIT_OK if result.success else 1
 
 
@@ -82,7 +99,7 @@ def step_failure_lines(result) -> list[str]:
     for event in result.get_step_failure_events():
         error = event.step_failure_data.error
         while error is not None and error.cause is not None and error.cls_name and "Dagster" in error.cls_name:
-            error = error.cause                     # DagsterExecutionStepExecutionError -> what the asset raised
+            error = error.cause  # DagsterExecutionStepExecutionError -> what the asset raised
         if error is None:
             lines.append(f"step {event.step_key} FAILED")
             continue

@@ -20,8 +20,20 @@ sys.path.insert(0, str(HERE))
 import extract_crm  # noqa: E402
 import extract_mail  # noqa: E402
 
-FIELDS = ("uid", "source_family", "corpus_file", "source_key", "thread", "subject", "raw_text", "label", "lang",
-          "written", "split", "references")
+FIELDS = (
+    "uid",
+    "source_family",
+    "corpus_file",
+    "source_key",
+    "thread",
+    "subject",
+    "raw_text",
+    "label",
+    "lang",
+    "written",
+    "split",
+    "references",
+)
 
 
 def split_of(thread: str) -> str:
@@ -42,8 +54,9 @@ def read_labels(path: Path) -> dict[str, str]:
 def read_references(path: Path) -> dict[str, dict]:
     if not path.exists():
         return {}
-    return {row["uid"]: row["references"] for row in map(json.loads, path.read_text(encoding="utf-8").splitlines())
-            if row}
+    return {
+        row["uid"]: row["references"] for row in map(json.loads, path.read_text(encoding="utf-8").splitlines()) if row
+    }
 
 
 def lang_of(unit: dict) -> str:
@@ -58,8 +71,14 @@ def labelled(units, labels, references, taxonomy):
         label = labels[unit["uid"]]
         if label not in taxonomy:
             raise ValueError(f"{unit['uid']}: unknown label {label!r}")
-        row = {**unit, "label": label, "lang": lang_of(unit), "written": False, "split": split_of(unit["thread"]),
-               "references": references.get(unit["uid"])}
+        row = {
+            **unit,
+            "label": label,
+            "lang": lang_of(unit),
+            "written": False,
+            "split": split_of(unit["thread"]),
+            "references": references.get(unit["uid"]),
+        }
         out.append({k: row[k] for k in FIELDS})
         seen.add(unit["uid"])
     missing = set(labels) - seen
@@ -72,10 +91,18 @@ def main(corpus: Path) -> None:
     taxonomy = {entry["name"] for entry in json.loads((REPO / "data/intent/taxonomy.json").read_text())["labels"]}
     target = REPO / "data/intent/labelled"
     target.mkdir(parents=True, exist_ok=True)
-    mail = labelled(extract_mail.units(corpus), read_labels(HERE / "mail_labels.tsv"),
-                    read_references(HERE / "mail_references.jsonl"), taxonomy)
-    crm = labelled(extract_crm.units(corpus), read_labels(HERE / "crm_labels.tsv"),
-                   read_references(HERE / "crm_references.jsonl"), taxonomy)
+    mail = labelled(
+        extract_mail.units(corpus),
+        read_labels(HERE / "mail_labels.tsv"),
+        read_references(HERE / "mail_references.jsonl"),
+        taxonomy,
+    )
+    crm = labelled(
+        extract_crm.units(corpus),
+        read_labels(HERE / "crm_labels.tsv"),
+        read_references(HERE / "crm_references.jsonl"),
+        taxonomy,
+    )
     for row in map(json.loads, (HERE / "crm_written.jsonl").read_text(encoding="utf-8").splitlines()):
         if row["label"] not in taxonomy:
             raise ValueError(f"{row['uid']}: unknown label {row['label']!r}")

@@ -51,25 +51,41 @@ def units(corpus: Path):
         if not text or (key, text) in seen:
             return None
         seen.add((key, text))
-        return {"uid": f"confluence:{file}#{key}", "source_family": "confluence", "corpus_file": file,
-                "source_key": key, "thread": thread, "subject": title, "raw_text": text}
+        return {
+            "uid": f"confluence:{file}#{key}",
+            "source_family": "confluence",
+            "corpus_file": file,
+            "source_key": key,
+            "thread": thread,
+            "subject": title,
+            "raw_text": text,
+        }
 
     for xhtml in sorted(root.rglob("page.xhtml")):
         meta_path = xhtml.with_name("page.v1.json")
         meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
         key = str(meta.get("id") or xhtml.parent.name)
-        made = unit(str(xhtml.relative_to(corpus)), key, key, meta.get("title"),
-                    render(xhtml.read_text(encoding="utf-8")))
+        made = unit(
+            str(xhtml.relative_to(corpus)), key, key, meta.get("title"), render(xhtml.read_text(encoding="utf-8"))
+        )
         if made:
             yield made
     for path in sorted(root.rglob("*.json")):
-        if path.name in ("page.v1.json", "page.v2.json", "ancestors.v1.json", "children.v2.json", "attachments.v1.json"):
-            continue                       # the querypie page metadata: its body is the page.xhtml read above
+        if path.name in (
+            "page.v1.json",
+            "page.v2.json",
+            "ancestors.v1.json",
+            "children.v2.json",
+            "attachments.v1.json",
+        ):
+            continue  # the querypie page metadata: its body is the page.xhtml read above
         found = []
         content_nodes(json.loads(path.read_text(encoding="utf-8")), found)
         for node, markup, parent in found:
             key = str(node["id"])
-            is_comment = node.get("type") == "comment" or str(node.get("title", "")).startswith("Re:") or "comment" in key
+            is_comment = (
+                node.get("type") == "comment" or str(node.get("title", "")).startswith("Re:") or "comment" in key
+            )
             thread = parent if is_comment and parent else key
             made = unit(str(path.relative_to(corpus)), key, thread, node.get("title"), render(markup))
             if made:
@@ -80,7 +96,7 @@ if __name__ == "__main__":
     corpus = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "../shared/corpus"
     uids = set()
     for made in units(corpus.resolve()):
-        if made["uid"] in uids:               # same page id, another version's text in the same file
+        if made["uid"] in uids:  # same page id, another version's text in the same file
             made["uid"] += f"@{sum(u.startswith(made['uid']) for u in uids)}"
         uids.add(made["uid"])
         print(json.dumps(made, ensure_ascii=False))

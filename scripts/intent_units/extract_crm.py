@@ -28,9 +28,15 @@ def units(corpus: Path):
                 continue
             seen.add(text)
             ref = record["attributes"]["referenceId"]
-            yield {"uid": f"crm:{rel}#{ref}", "source_family": "crm", "corpus_file": rel, "source_key": ref,
-                   "thread": f"{rel}#{ref}", "subject": record.get(subject_field) if subject_field else None,
-                   "raw_text": text}
+            yield {
+                "uid": f"crm:{rel}#{ref}",
+                "source_family": "crm",
+                "corpus_file": rel,
+                "source_key": ref,
+                "thread": f"{rel}#{ref}",
+                "subject": record.get(subject_field) if subject_field else None,
+                "raw_text": text,
+            }
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ def walk(node, file, out, issue_key=None, summary=None):
             if key and text.strip():
                 out.append(("jira_comment", file, f"{key}#{node['id']}", key, summary, text))
             return
-        if isinstance(node.get("issue"), dict) and isinstance(node.get("comment"), dict):   # webhook payload
+        if isinstance(node.get("issue"), dict) and isinstance(node.get("comment"), dict):  # webhook payload
             walk(node["issue"], file, out)
             issue = node["issue"]
             walk(node["comment"], file, out, issue.get("key"), (issue.get("fields") or {}).get("summary"))
@@ -68,15 +68,22 @@ def units(corpus: Path):
             if ident in seen:
                 continue
             seen.add(ident)
-            yield {"uid": f"{family}:{file}#{key}", "source_family": family, "corpus_file": file, "source_key": key,
-                   "thread": thread, "subject": summary, "raw_text": text}
+            yield {
+                "uid": f"{family}:{file}#{key}",
+                "source_family": family,
+                "corpus_file": file,
+                "source_key": key,
+                "thread": thread,
+                "subject": summary,
+                "raw_text": text,
+            }
 
 
 if __name__ == "__main__":
     corpus = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "../shared/corpus"
     uids = set()
     for unit in units(corpus.resolve()):
-        if unit["uid"] in uids:               # same key, edited text in another file: keep both, suffix the later one
+        if unit["uid"] in uids:  # same key, edited text in another file: keep both, suffix the later one
             unit["uid"] += f"@{sum(u.startswith(unit['uid']) for u in uids)}"
         uids.add(unit["uid"])
         print(json.dumps(unit, ensure_ascii=False))

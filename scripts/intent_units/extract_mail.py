@@ -109,8 +109,9 @@ def units(corpus: Path):
     seen_ids: set[str] = set()
     seen_bodies: set[str] = set()
     for rel in MBOXES:
-        for msg in mailbox.mbox(corpus / rel, factory=lambda f: email.message_from_binary_file(
-                f, policy=email.policy.default)):
+        for msg in mailbox.mbox(
+            corpus / rel, factory=lambda f: email.message_from_binary_file(f, policy=email.policy.default)
+        ):
             yield from _unit(rel, msg, seen_ids, seen_bodies)
     for rel_dir in SINGLE_DIRS:
         for path in sorted((corpus / rel_dir).rglob("*")):
@@ -130,9 +131,16 @@ def _unit(rel, msg, seen_ids, seen_bodies):
     seen_ids.add(mid)
     seen_bodies.add(digest)
     key = mid or Path(rel).name
-    yield {"uid": f"mail:{rel}#{key}", "source_family": "mail", "corpus_file": rel, "source_key": key,
-           "thread": thread_key(msg, body) or key, "subject": str(msg.get("Subject") or "") or None,
-           "from": str(msg.get("From") or ""), "raw_text": body}
+    yield {
+        "uid": f"mail:{rel}#{key}",
+        "source_family": "mail",
+        "corpus_file": rel,
+        "source_key": key,
+        "thread": thread_key(msg, body) or key,
+        "subject": str(msg.get("Subject") or "") or None,
+        "from": str(msg.get("From") or ""),
+        "raw_text": body,
+    }
 
 
 if __name__ == "__main__":

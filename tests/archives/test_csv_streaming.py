@@ -16,10 +16,22 @@ GROWTH_BOUND_MB = 12
 def _jira(path: Path, rows: int) -> Path:
     with open(path, "w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out)
-        writer.writerow(["Summary", "Issue key", "Issue id", "Issue Type", "Status", "Created", "Updated", "Description"])
+        writer.writerow(
+            ["Summary", "Issue key", "Issue id", "Issue Type", "Status", "Created", "Updated", "Description"]
+        )
         for i in range(rows):
-            writer.writerow([f"Issue {i}", f"NW-{i + 1}", str(10000 + i), "Task", "Done", "02/Mar/26 9:00 AM",
-                             "03/Mar/26 9:00 AM", f"row {i} " + "ünïcode text " * (ROW_BYTES // 14)])
+            writer.writerow(
+                [
+                    f"Issue {i}",
+                    f"NW-{i + 1}",
+                    str(10000 + i),
+                    "Task",
+                    "Done",
+                    "02/Mar/26 9:00 AM",
+                    "03/Mar/26 9:00 AM",
+                    f"row {i} " + "ünïcode text " * (ROW_BYTES // 14),
+                ]
+            )
     return path
 
 
@@ -28,13 +40,22 @@ def _salesforce(path: Path, rows: int) -> Path:
         writer = csv.writer(out, quoting=csv.QUOTE_ALL)
         writer.writerow(["Id", "Name", "Description", "StageName", "CreatedDate", "SystemModstamp"])
         for i in range(rows):
-            writer.writerow([f"0068d{i:010d}AAF", f"Deal {i}", f"row {i} " + "ünïcode text " * (ROW_BYTES // 14),
-                             "Prospecting", "2026-03-02T16:00:00.000Z", "2026-05-07T15:00:00.000Z"])
+            writer.writerow(
+                [
+                    f"0068d{i:010d}AAF",
+                    f"Deal {i}",
+                    f"row {i} " + "ünïcode text " * (ROW_BYTES // 14),
+                    "Prospecting",
+                    "2026-03-02T16:00:00.000Z",
+                    "2026-05-07T15:00:00.000Z",
+                ]
+            )
     return path
 
 
-@pytest.mark.parametrize("source, write, name", [("jira", _jira, "issues.csv"),
-                                                 ("salesforce", _salesforce, "Opportunity.csv")])
+@pytest.mark.parametrize(
+    "source, write, name", [("jira", _jira, "issues.csv"), ("salesforce", _salesforce, "Opportunity.csv")]
+)
 def test_given_a_12_times_larger_csv_export_when_read_then_peak_memory_stays_flat(tmp_path, source, write, name):
     (tmp_path / "small").mkdir()
     (tmp_path / "large").mkdir()

@@ -18,9 +18,9 @@ from connectors.archives import ArchiveLimits
 from flow.settings import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "sample" / "exports"
-BOMB_BYTES = 256 << 20                 # what each bomb expands to
-ADDRESS_SPACE = 1536 << 20             # the child's hard memory ceiling (a safety bound)
-RSS_BOUND_MB = 200                     # ~45-65 MB to read the small sample; old readers went past the bomb's size
+BOMB_BYTES = 256 << 20  # what each bomb expands to
+ADDRESS_SPACE = 1536 << 20  # the child's hard memory ceiling (a safety bound)
+RSS_BOUND_MB = 200  # ~45-65 MB to read the small sample; old readers went past the bomb's size
 CHUNK = 1 << 20
 
 
@@ -42,9 +42,14 @@ def copy_members(source: Path, archive: zipfile.ZipFile, rename=lambda name: nam
 
 
 def read_in_child(source: str, *paths: Path, **env: str) -> dict:
-    done = subprocess.run([sys.executable, "-m", "tests.archives.read_bounded", source, str(ADDRESS_SPACE),
-                           *map(str, paths)], cwd=REPO_ROOT, env={**os.environ, **env}, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.archives.read_bounded", source, str(ADDRESS_SPACE), *map(str, paths)],
+        cwd=REPO_ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -57,7 +62,9 @@ def _breach(result: dict, archive: Path, limit: str) -> list[str]:
 def _confluence_html_zip(tmp_path: Path) -> Path:
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("make_confluence_sample", REPO_ROOT / "sample" / "make_confluence_sample.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_confluence_sample", REPO_ROOT / "sample" / "make_confluence_sample.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.write_html_export(tmp_path / "good-html.zip")
@@ -83,8 +90,12 @@ def test_given_a_confluence_html_export_with_a_bomb_page_when_read_then_the_page
 def test_given_an_entities_xml_bomb_when_read_then_it_fails_naming_the_limit_in_flat_memory(tmp_path):
     path = tmp_path / "ACME-xml-bomb.zip"
     with zipfile.ZipFile(path, "w") as archive:
-        bomb(archive, "entities.xml", b"<object class=\"Label\"><id>1</id><property name=\"name\">x</property></object>",
-             head=b"<?xml version=\"1.0\"?><hibernate-generic>")
+        bomb(
+            archive,
+            "entities.xml",
+            b'<object class="Label"><id>1</id><property name="name">x</property></object>',
+            head=b'<?xml version="1.0"?><hibernate-generic>',
+        )
 
     result = read_in_child("confluence", path)
     assert len(_breach(result, path, "GRAPHFEED_ZIP_MAX_RATIO")) == 1
@@ -92,16 +103,22 @@ def test_given_an_entities_xml_bomb_when_read_then_it_fails_naming_the_limit_in_
     # with the ratio limit lifted, the parse itself is bounded: one endless object stops it
     endless = tmp_path / "ACME-xml-endless.zip"
     with zipfile.ZipFile(endless, "w") as archive:
-        bomb(archive, "entities.xml", b"x", head=b"<hibernate-generic><object class=\"Page\"><id>1</id>"
-                                                 b"<property name=\"title\">")
+        bomb(
+            archive,
+            "entities.xml",
+            b"x",
+            head=b'<hibernate-generic><object class="Page"><id>1</id><property name="title">',
+        )
     lifted = read_in_child("confluence", endless, GRAPHFEED_ZIP_MAX_RATIO="100000")
     assert [f for f in lifted["failures"] if "entities.xml has an object over" in f]
     assert lifted["maxrss_mb"] < RSS_BOUND_MB
 
 
 def test_given_an_email_zip_of_repeated_messages_when_read_then_the_bomb_fails_and_the_good_message_is_read(tmp_path):
-    message = (b"From a@acme.example Mon Mar  2 09:00:00 2026\nFrom: a@acme.example\nTo: b@acme.example\n"
-               b"Subject: again\nMessage-ID: <x@acme.example>\nDate: Mon, 2 Mar 2026 09:00:00 +0000\n\nagain\n\n")
+    message = (
+        b"From a@acme.example Mon Mar  2 09:00:00 2026\nFrom: a@acme.example\nTo: b@acme.example\n"
+        b"Subject: again\nMessage-ID: <x@acme.example>\nDate: Mon, 2 Mar 2026 09:00:00 +0000\n\nagain\n\n"
+    )
     path = tmp_path / "mail-bomb.zip"
     with zipfile.ZipFile(path, "w") as archive:
         copy_members(SAMPLE / "email" / "legacy-export.zip", archive)
@@ -119,8 +136,12 @@ def test_given_a_salesforce_export_with_a_bomb_csv_when_read_then_it_fails_and_t
     path = tmp_path / "WE_bomb.zip"
     with zipfile.ZipFile(path, "w") as archive:
         copy_members(export, archive)
-        bomb(archive, "Case.csv", b'"5008d00000XyZzAAA","New","2026-03-02T09:00:00.000Z"\r\n',
-             head=b'"Id","Status","SystemModstamp"\r\n')
+        bomb(
+            archive,
+            "Case.csv",
+            b'"5008d00000XyZzAAA","New","2026-03-02T09:00:00.000Z"\r\n',
+            head=b'"Id","Status","SystemModstamp"\r\n',
+        )
 
     result = read_in_child("salesforce", path)
 
@@ -136,9 +157,14 @@ def test_given_archive_limits_in_the_environment_when_breached_then_nothing_over
         for i in range(30):
             archive.writestr(f"m/{i:03d}_{i + 100}.json" if source != "email" else f"m/{i:03d}.eml", b"{}")
     sized = tmp_path / f"{source}-sized.zip"
-    shutil.copyfile(SAMPLE / "email" / "legacy-export.zip" if source == "email" else
-                    SAMPLE / "confluence" / "ACME-xml-export.zip" if source == "confluence" else
-                    next((SAMPLE / "salesforce" / "2026-05-30").glob("*.ZIP")), sized)
+    shutil.copyfile(
+        SAMPLE / "email" / "legacy-export.zip"
+        if source == "email"
+        else SAMPLE / "confluence" / "ACME-xml-export.zip"
+        if source == "confluence"
+        else next((SAMPLE / "salesforce" / "2026-05-30").glob("*.ZIP")),
+        sized,
+    )
 
     members = read_in_child(source, many, GRAPHFEED_ZIP_MAX_MEMBERS="20")
     total = read_in_child(source, sized, GRAPHFEED_ZIP_MAX_TOTAL_BYTES="1000")
@@ -171,7 +197,7 @@ def test_given_a_zip64_archive_when_members_are_counted_then_the_end_record_is_r
 
     path = tmp_path / "z64.zip"
     with zipfile.ZipFile(path, "w") as archive:
-        for i in range(70_000):                    # past 0xFFFF entries: only the zip64 end record has the count
+        for i in range(70_000):  # past 0xFFFF entries: only the zip64 end record has the count
             archive.writestr(f"{i}", b"")
     assert _declared_members(path) == 70_000
     assert _declared_members(Path(io.__file__)) is None

@@ -12,8 +12,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_bench(script: str, *args: str, timeout: int = 600) -> str:
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / script), *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
     assert done.returncode == 0, f"{script} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     return done.stdout
 
@@ -21,11 +22,26 @@ def run_bench(script: str, *args: str, timeout: int = 600) -> str:
 @pytest.mark.slow
 def test_the_search_bench_prints_both_searches_and_the_targets_on_a_small_graph():
     # given a 300-fact synthetic graph on embedded FalkorDB, when the bench runs a few questions
-    out = run_bench("search_bench.py", "--sizes", "300", "--backends", "falkordb-embedded", "--queries", "3",
-                    "--baseline-queries", "1")
+    out = run_bench(
+        "search_bench.py",
+        "--sizes",
+        "300",
+        "--backends",
+        "falkordb-embedded",
+        "--queries",
+        "3",
+        "--baseline-queries",
+        "1",
+    )
     # then it prints graphfeed's and graphiti's figures, now and as of a date, and the target lines
-    for line in ("graphfeed search, now", "graphfeed search, as of a date", "graphiti search_, now",
-                 "graphiti search_, as of a date", "targets at the largest size", "falkordb-embedded 300 facts"):
+    for line in (
+        "graphfeed search, now",
+        "graphfeed search, as of a date",
+        "graphiti search_, now",
+        "graphiti search_, as of a date",
+        "targets at the largest size",
+        "falkordb-embedded 300 facts",
+    ):
         assert line in out, out
 
 

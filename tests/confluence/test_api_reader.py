@@ -12,26 +12,43 @@ from connectors.confluence.api_settings import ConfluenceApiSettings
 from ground.contract import TimeWindow, split
 
 pytestmark = pytest.mark.slow
-UTC = dt.timezone.utc
+UTC = dt.UTC
 WINDOW = TimeWindow(start=dt.datetime(2026, 6, 10, tzinfo=UTC), end=dt.datetime(2026, 6, 11, tzinfo=UTC))
 USER = {"accountId": "a-mc", "displayName": "Michael Chen", "email": "michael.chen@northwind.example"}
 
 
 def page(ident: str, version: int = 1, restricted: bool = False) -> dict:
-    read = {"user": {"results": [{"accountId": "a-so", "displayName": "Sarah Okafor"}]}, "group": {"results": []}} \
-        if restricted else {"user": {"results": []}, "group": {"results": []}}
-    return {"id": ident, "type": "page", "status": "current", "title": f"Page {ident}",
-            "space": {"key": "ACME", "name": "Acme Data Platform"},
-            "version": {"number": version, "when": "2026-06-10T20:30:00.000Z", "by": USER},
-            "history": {"createdDate": "2026-03-23T15:05:00.000Z", "createdBy": USER},
-            "ancestors": [], "metadata": {"labels": {"results": [{"name": "charter"}]}},
-            "restrictions": {"read": {"restrictions": read}},
-            "body": {"storage": {"value": f"<p>Body of {ident}</p>"}}}
+    read = (
+        {"user": {"results": [{"accountId": "a-so", "displayName": "Sarah Okafor"}]}, "group": {"results": []}}
+        if restricted
+        else {"user": {"results": []}, "group": {"results": []}}
+    )
+    return {
+        "id": ident,
+        "type": "page",
+        "status": "current",
+        "title": f"Page {ident}",
+        "space": {"key": "ACME", "name": "Acme Data Platform"},
+        "version": {"number": version, "when": "2026-06-10T20:30:00.000Z", "by": USER},
+        "history": {"createdDate": "2026-03-23T15:05:00.000Z", "createdBy": USER},
+        "ancestors": [],
+        "metadata": {"labels": {"results": [{"name": "charter"}]}},
+        "restrictions": {"read": {"restrictions": read}},
+        "body": {"storage": {"value": f"<p>Body of {ident}</p>"}},
+    }
 
 
 def settings(server, **kw) -> ConfluenceApiSettings:
-    base = dict(base_url=server.url_for("/wiki"), username="bot@northwind.example", token="s3cret-token",
-                cloud=True, page_size=2, max_retries=3, backoff_seconds=0.01, max_backoff_seconds=1)
+    base = dict(
+        base_url=server.url_for("/wiki"),
+        username="bot@northwind.example",
+        token="s3cret-token",
+        cloud=True,
+        page_size=2,
+        max_retries=3,
+        backoff_seconds=0.01,
+        max_backoff_seconds=1,
+    )
     base.update(kw)
     return ConfluenceApiSettings(**base)
 
@@ -44,19 +61,34 @@ def serve_pages(server, ids, cloud=True, deleted=()):
     for ident in ids:
         if ident in deleted:
             server.expect_request(f"/wiki/rest/api/content/{ident}").respond_with_json(
-                {"statusCode": 404, "message": "No content found"}, status=404)
+                {"statusCode": 404, "message": "No content found"}, status=404
+            )
         else:
-            server.expect_request(f"/wiki/rest/api/content/{ident}").respond_with_json(page(ident, restricted=ident == "9"))
+            server.expect_request(f"/wiki/rest/api/content/{ident}").respond_with_json(
+                page(ident, restricted=ident == "9")
+            )
         if cloud:
             for where in ("footer", "inline"):
-                comments = [{"id": f"c{ident}", "status": "current", "pageId": ident,
-                             "version": {"number": 1, "createdAt": "2026-06-10T21:00:00Z", "authorId": "a-mc"},
-                             "body": {"storage": {"value": "<p>ok</p>"}}}] if where == "footer" and ident == "1" else []
+                comments = (
+                    [
+                        {
+                            "id": f"c{ident}",
+                            "status": "current",
+                            "pageId": ident,
+                            "version": {"number": 1, "createdAt": "2026-06-10T21:00:00Z", "authorId": "a-mc"},
+                            "body": {"storage": {"value": "<p>ok</p>"}},
+                        }
+                    ]
+                    if where == "footer" and ident == "1"
+                    else []
+                )
                 server.expect_request(f"/wiki/api/v2/pages/{ident}/{where}-comments").respond_with_json(
-                    {"results": comments, "_links": {}})
+                    {"results": comments, "_links": {}}
+                )
         else:
             server.expect_request(f"/wiki/rest/api/content/{ident}/child/comment").respond_with_json(
-                {"results": [], "start": 0, "limit": 2, "size": 0, "_links": {}})
+                {"results": [], "start": 0, "limit": 2, "size": 0, "_links": {}}
+            )
 
 
 def test_cloud_cursor_pagination_rate_limit_server_error_deleted_and_restricted(httpserver):
@@ -69,13 +101,21 @@ def test_cloud_cursor_pagination_rate_limit_server_error_deleted_and_restricted(
             assert 'lastmodified >= "2026-06-09 23:50"' in request.args["cql"]
             return json_response({"message": "slow down"}, 429, {"Retry-After": "1"})
         if cursor is None:
-            return json_response({"results": [{"id": "1", "type": "page"}, {"id": "2", "type": "page"}],
-                                  "_links": {"next": "/wiki/rest/api/content/search?cursor=abc&limit=2"}})
+            return json_response(
+                {
+                    "results": [{"id": "1", "type": "page"}, {"id": "2", "type": "page"}],
+                    "_links": {"next": "/wiki/rest/api/content/search?cursor=abc&limit=2"},
+                }
+            )
         if cursor == "abc" and calls["search"] == 3:
             return json_response({"message": "boom"}, 500)
         if cursor == "abc":
-            return json_response({"results": [{"id": "3", "type": "page"}, {"id": "9", "type": "page"}],
-                                  "_links": {"next": "/wiki/rest/api/content/search?cursor=def&limit=2"}})
+            return json_response(
+                {
+                    "results": [{"id": "3", "type": "page"}, {"id": "9", "type": "page"}],
+                    "_links": {"next": "/wiki/rest/api/content/search?cursor=def&limit=2"},
+                }
+            )
         return json_response({"results": [{"id": "4", "type": "page"}], "_links": {}})
 
     httpserver.expect_request("/wiki/rest/api/content/search").respond_with_handler(search)
@@ -89,13 +129,17 @@ def test_cloud_cursor_pagination_rate_limit_server_error_deleted_and_restricted(
     except StopIteration as stop:
         checkpoint = stop.value
     records, failures = split(items)
-    assert sorted((r.kind, r.source_key) for r in records) == [("comment", "c1"), ("page", "1"), ("page", "2"),
-                                                              ("page", "4")]
+    assert sorted((r.kind, r.source_key) for r in records) == [
+        ("comment", "c1"),
+        ("page", "1"),
+        ("page", "2"),
+        ("page", "4"),
+    ]
     assert failures == []
     assert [t.source_key for t in reader.tombstones] == ["3"]
     assert reader.stats.skipped_restricted == 1 and reader.stats.skipped_restricted_keys == ["9"]
     assert checkpoint.has_more is False and checkpoint.pages_read == 3
-    assert calls["search"] >= 5                     # 429 and 500 were retried
+    assert calls["search"] >= 5  # 429 and 500 were retried
     page1 = [r for r in records if r.source_key == "1"][0]
     assert page1.actor.id == "michael.chen@northwind.example" and page1.fields["labels"] == ["charter"]
     comment = [r for r in records if r.kind == "comment"][0]
@@ -110,9 +154,16 @@ def test_server_start_limit_and_403_rate_limit(httpserver):
         if calls["n"] == 1:
             return Response("Rate limit exceeded", status=403, headers={"Retry-After": "0"})
         start = int(request.args.get("start", 0))
-        ids = ["1", "2", "4"][start:start + 2]
-        return json_response({"results": [{"id": i, "type": "page"} for i in ids], "start": start, "limit": 2,
-                              "size": len(ids), "_links": {}})
+        ids = ["1", "2", "4"][start : start + 2]
+        return json_response(
+            {
+                "results": [{"id": i, "type": "page"} for i in ids],
+                "start": start,
+                "limit": 2,
+                "size": len(ids),
+                "_links": {},
+            }
+        )
 
     httpserver.expect_request("/wiki/rest/api/content/search").respond_with_handler(search)
     serve_pages(httpserver, ["1", "2", "4"], cloud=False)
@@ -131,7 +182,8 @@ def test_401_stops_the_run_with_a_clear_message_without_the_secret(httpserver):
 
 def test_one_refused_page_is_a_failure_and_the_run_goes_on(httpserver):
     httpserver.expect_request("/wiki/rest/api/content/search").respond_with_json(
-        {"results": [{"id": "1", "type": "page"}, {"id": "5", "type": "page"}], "_links": {}})
+        {"results": [{"id": "1", "type": "page"}, {"id": "5", "type": "page"}], "_links": {}}
+    )
     serve_pages(httpserver, ["1"])
     httpserver.expect_request("/wiki/rest/api/content/5").respond_with_json({"message": "Not permitted"}, status=403)
     records, failures = split(ConfluenceApiReader(settings(httpserver)).read(WINDOW))
@@ -158,15 +210,18 @@ def serve_history(server, ident: str, saved: dict[int, str], restricted: bool = 
     server.expect_request(f"/wiki/rest/api/content/{ident}").respond_with_handler(content)
     for where in ("footer", "inline"):
         server.expect_request(f"/wiki/api/v2/pages/{ident}/{where}-comments").respond_with_json(
-            {"results": [], "_links": {}})
+            {"results": [], "_links": {}}
+        )
 
 
 def test_versions_saved_inside_the_window_are_each_an_episode_older_ones_are_not_reread(httpserver):
     # given a page saved at 08:00 (v2) and 20:30 (v3) on the partition day, and v1 months earlier
     httpserver.expect_request("/wiki/rest/api/content/search").respond_with_json(
-        {"results": [{"id": "7", "type": "page"}], "_links": {}})
-    serve_history(httpserver, "7", {1: "2026-03-23T15:05:00.000Z", 2: "2026-06-10T08:00:00.000Z",
-                                    3: "2026-06-10T20:30:00.000Z"})
+        {"results": [{"id": "7", "type": "page"}], "_links": {}}
+    )
+    serve_history(
+        httpserver, "7", {1: "2026-03-23T15:05:00.000Z", 2: "2026-06-10T08:00:00.000Z", 3: "2026-06-10T20:30:00.000Z"}
+    )
     # when the day's window is read
     records, failures = split(ConfluenceApiReader(settings(httpserver)).read(WINDOW))
     # then v3 and v2 are records (distinct versions, own times and text), v1 is not read again
@@ -178,7 +233,8 @@ def test_versions_saved_inside_the_window_are_each_an_episode_older_ones_are_not
 
 def test_history_of_a_restricted_page_is_skipped_and_a_purged_version_ends_the_walk(httpserver):
     httpserver.expect_request("/wiki/rest/api/content/search").respond_with_json(
-        {"results": [{"id": "8", "type": "page"}, {"id": "9", "type": "page"}], "_links": {}})
+        {"results": [{"id": "8", "type": "page"}, {"id": "9", "type": "page"}], "_links": {}}
+    )
     saved = {1: "2026-06-10T01:00:00.000Z", 2: "2026-06-10T02:00:00.000Z", 3: "2026-06-10T03:00:00.000Z"}
     serve_history(httpserver, "8", saved, restricted=True)
     serve_history(httpserver, "9", saved, purged=(1,))
@@ -191,7 +247,8 @@ def test_history_of_a_restricted_page_is_skipped_and_a_purged_version_ends_the_w
 
 def test_history_reads_nothing_more_when_switched_off_or_without_a_window(httpserver):
     httpserver.expect_request("/wiki/rest/api/content/search").respond_with_json(
-        {"results": [{"id": "7", "type": "page"}], "_links": {}})
+        {"results": [{"id": "7", "type": "page"}], "_links": {}}
+    )
     serve_history(httpserver, "7", {1: "2026-06-10T01:00:00.000Z", 2: "2026-06-10T02:00:00.000Z"})
     off, _ = split(ConfluenceApiReader(settings(httpserver, history_versions=0)).read(WINDOW))
     whole, _ = split(ConfluenceApiReader(settings(httpserver)).read(None))

@@ -1,19 +1,18 @@
 """Confluence facts: the charter's owner changes on 2026-06-10 (Dana Whitfield -> Priya Raman) as one OWNED_BY slot."""
 
 import datetime as dt
-import itertools
 from pathlib import Path
 
 import pytest
 
 from connectors.confluence import ConfluenceExportReader
-from ground.contract import split
-from transforms.build import make_episode, EpisodeSettings
-from transforms.facts import slot_key
 from connectors.confluence.facts import confluence_facts
+from ground.contract import split
+from transforms.build import EpisodeSettings, make_episode
+from transforms.facts import slot_key
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "exports" / "confluence" / "ACME-xml-export.zip"
-UTC = dt.timezone.utc
+UTC = dt.UTC
 ORGS = {"acme.example": "Acme Corp", "northwind.example": "Northwind Analytics"}
 
 
@@ -38,8 +37,15 @@ def test_each_charter_version_states_its_owner_in_one_slot():
     assert owned["3"][0].fact.startswith("Project Charter is owned by Priya Raman")
     assert owned["3"][0].valid_at == dt.datetime(2026, 6, 10, 20, 30, tzinfo=UTC)
     predicates = {f.predicate for f in facts["3"].facts}
-    assert {"IN_SPACE", "CREATED_BY", "LAST_EDITED_BY", "OWNED_BY", "MENTIONS_DOCUMENT", "MENTIONS_PERSON",
-            "WORKS_AT"} <= predicates
+    assert {
+        "IN_SPACE",
+        "CREATED_BY",
+        "LAST_EDITED_BY",
+        "OWNED_BY",
+        "MENTIONS_DOCUMENT",
+        "MENTIONS_PERSON",
+        "WORKS_AT",
+    } <= predicates
     plan = [e for e in episodes() if e.metadata.source_key == "131074" and e.metadata.version == "3"][0]
     plan_facts = confluence_facts(plan, ORGS)
     part_of = [f for f in plan_facts.facts if f.predicate == "PART_OF"][0]
@@ -68,8 +74,12 @@ def test_given_both_arrival_orders_then_search_answers_owner_now_and_before(orde
         for i in order:
             writer.write_batch([steps[i]])
         now = reader.search("Who owns the Project Charter?", group_id="confluence_ACME", limit=10)
-        before = reader.search("Who owns the Project Charter?", group_id="confluence_ACME",
-                               as_of=dt.datetime(2026, 5, 1, tzinfo=UTC), limit=10)
+        before = reader.search(
+            "Who owns the Project Charter?",
+            group_id="confluence_ACME",
+            as_of=dt.datetime(2026, 5, 1, tzinfo=UTC),
+            limit=10,
+        )
     now_owner = [h.fact for h in now if "is owned by" in h.fact]
     before_owner = [h.fact for h in before if "is owned by" in h.fact]
     assert now_owner and all("Priya Raman" in f for f in now_owner)

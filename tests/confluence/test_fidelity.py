@@ -13,20 +13,20 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from connectors.atlassian.adf import _walk
 from connectors.confluence import ConfluenceExportReader
 from connectors.confluence.rest_json import find_content
-from ground.contract import split
-from tests.corpus import corpus_dir
-from connectors.atlassian.adf import _walk
-from transforms.build import record_text
 from connectors.confluence.storage import storage_to_text
 from connectors.confluence.storage_xml import _local, parse_storage
+from ground.contract import split
+from tests.corpus import corpus_dir
+from transforms.build import record_text
 from transforms.fidelity import missing_tokens, token_recall
 from transforms.text import normalise
 
 pytestmark = pytest.mark.slow
 THRESHOLD = 0.95
-NOT_SHOWN = {"parameter", "placeholder", "adf-attribute", "adf-content"}      # settings, hints, the ADF twin
+NOT_SHOWN = {"parameter", "placeholder", "adf-attribute", "adf-content"}  # settings, hints, the ADF twin
 
 
 def storage_own_text(markup: str) -> str:
@@ -120,7 +120,7 @@ def test_given_every_saved_rest_response_then_each_record_carries_its_body():
             body = obj.get("body") or {}
             storage = (body.get("storage") or {}).get("value")
             view = (body.get("view") or {}).get("value")
-            if storage is not None:                       # one id may be saved twice (two responses)
+            if storage is not None:  # one id may be saved twice (two responses)
                 bodies.setdefault(str(obj["id"]), []).append(storage_own_text(storage))
             elif view is not None:
                 bodies.setdefault(str(obj["id"]), []).append(view_text(view))

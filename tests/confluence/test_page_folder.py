@@ -8,8 +8,8 @@ import pytest
 from connectors.confluence import ConfluenceExportReader
 from ground.contract import split
 from ground.records import ErrorClass
-from tests.corpus import corpus_dir
 from tests.confluence.storage_adf_pair import ADF, STORAGE, TEXT
+from tests.corpus import corpus_dir
 
 
 def read(*paths):
@@ -24,11 +24,19 @@ def read(*paths):
 
 
 def v2_page(ident="131073", body=None, **extra):
-    page = {"id": ident, "status": "current", "title": "Warehouse migration plan", "spaceId": "98",
-            "parentId": "131070", "parentType": "page", "authorId": "acc-lena", "ownerId": "acc-lena",
-            "createdAt": "2026-03-02T09:00:00.000Z",
-            "version": {"number": 4, "authorId": "acc-omar", "createdAt": "2026-05-11T14:30:00.000Z"},
-            "_links": {"webui": "/spaces/OPS/pages/131073/Warehouse", "base": "https://acme.atlassian.net/wiki"}}
+    page = {
+        "id": ident,
+        "status": "current",
+        "title": "Warehouse migration plan",
+        "spaceId": "98",
+        "parentId": "131070",
+        "parentType": "page",
+        "authorId": "acc-lena",
+        "ownerId": "acc-lena",
+        "createdAt": "2026-03-02T09:00:00.000Z",
+        "version": {"number": 4, "authorId": "acc-omar", "createdAt": "2026-05-11T14:30:00.000Z"},
+        "_links": {"webui": "/spaces/OPS/pages/131073/Warehouse", "base": "https://acme.atlassian.net/wiki"},
+    }
     if body is not None:
         page["body"] = {"atlas_doc_format": {"value": json.dumps(body), "representation": "atlas_doc_format"}}
     page.update(extra)
@@ -49,16 +57,16 @@ def test_given_a_real_cloud_page_folder_then_one_record_with_body_dates_author_a
     assert len(records) == 1
     page = records[0]
     assert (page.source_key, page.version, page.title) == ("544112828", "19", "User Agent")
-    assert page.occurred_at.isoformat() == "2025-11-15T03:45:52.751000+00:00"        # v2 version.createdAt
+    assert page.occurred_at.isoformat() == "2025-11-15T03:45:52.751000+00:00"  # v2 version.createdAt
     assert page.fields["created_at"] == "2024-07-14T05:25:02.926000+00:00"
-    assert page.actor.id == "confluence:712020:f3e573c0-e3bc-4fde-9a9f-0d5e206c30c9"   # v2 version.authorId
+    assert page.actor.id == "confluence:712020:f3e573c0-e3bc-4fde-9a9f-0d5e206c30c9"  # v2 version.authorId
     assert page.fields["body_source"] == "page.v1.json body.storage"
     assert "QueryPie Agent를 설치하면" in page.body and len(page.body) > 2000
     assert [a["id"] for a in page.fields["ancestors"]] == ["576585864", "608501837", "544211126"]
     assert page.parent_key == "544211126" and page.fields["space_key"] == "QM"
     sizes = {a["id"]: a.get("size") for a in page.fields["attachments"]}
-    assert sizes["att576560404"] == 253016                                          # attachments.v1.json
-    assert len(checkpoint.files_done) == 8                                          # every file of the folder
+    assert sizes["att576560404"] == 253016  # attachments.v1.json
+    assert len(checkpoint.files_done) == 8  # every file of the folder
 
 
 def test_given_a_real_folder_with_children_then_they_are_structure():
@@ -113,8 +121,11 @@ def test_given_an_undated_page_then_a_failure_not_an_invented_date(tmp_path):
 
 
 def test_given_files_naming_two_pages_or_a_broken_adf_then_a_failure_says_which(tmp_path):
-    clash = write(tmp_path / "x" / "131073", {"page.v2.json": v2_page(body=ADF), "page.v1.json": {"id": "999", "type": "page", "title": "Other"}})
-    broken = write(tmp_path / "y" / "131073", {"page.v2.json": v2_page(), "page.adf": "{\"type\": \"paragraph\"}"})
+    clash = write(
+        tmp_path / "x" / "131073",
+        {"page.v2.json": v2_page(body=ADF), "page.v1.json": {"id": "999", "type": "page", "title": "Other"}},
+    )
+    broken = write(tmp_path / "y" / "131073", {"page.v2.json": v2_page(), "page.adf": '{"type": "paragraph"}'})
     _, failures, _ = read(clash, broken)
     reasons = [f.reason for f in failures]
     assert "page.v2.json says 131073" in reasons[0] and "page.v1.json says 999" in reasons[0]
@@ -142,9 +153,21 @@ def test_given_the_real_folder_copied_with_only_adf_then_the_page_still_has_its_
 
 def test_given_a_saved_response_without_an_expanded_body_then_a_failure_not_a_title_only_record(tmp_path):
     path = tmp_path / "listing.json"
-    path.write_text(json.dumps({"results": [{"id": "131073", "type": "page", "title": "Plan",
-                                             "version": {"number": 2, "when": "2026-05-11T14:30:00Z"},
-                                             "_expandable": {"body": ""}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "results": [
+                    {
+                        "id": "131073",
+                        "type": "page",
+                        "title": "Plan",
+                        "version": {"number": 2, "when": "2026-05-11T14:30:00Z"},
+                        "_expandable": {"body": ""},
+                    }
+                ]
+            }
+        )
+    )
     records, failures, _ = read(path)
     assert records == []
     assert failures[0].error_class == ErrorClass.missing_field and "has no body" in failures[0].reason

@@ -4,44 +4,55 @@ import datetime as dt
 import json
 
 from connectors.confluence import ConfluenceExportReader, ExportSettings
+from connectors.confluence.facts import confluence_facts
+from connectors.confluence.storage import storage_to_text
 from ground.contract import split
 from transforms.build import EpisodeSettings, make_episode
-from connectors.confluence.storage import storage_to_text
-from connectors.confluence.facts import confluence_facts
 
-UTC = dt.timezone.utc
-DETAILS = ('<ac:structured-macro ac:name="details"><ac:rich-text-body><table><tbody>'
-           '<tr><th><p>Owner:</p></th><td><p><ac:link><ri:user ri:account-id="acc-lena"/></ac:link></p></td></tr>'
-           '<tr><th><p>Due date</p></th><td><p><time datetime="2026-07-15" /></p></td></tr>'
-           '<tr><th><p>Status</p></th><td><p><ac:structured-macro ac:name="status">'
-           '<ac:parameter ac:name="colour">Yellow</ac:parameter><ac:parameter ac:name="title">In progress'
-           '</ac:parameter></ac:structured-macro></p></td></tr>'
-           '<tr><th><p>Approver</p></th><td><p><a href="mailto:omar.haddad@acme.example">Omar Haddad</a></p></td></tr>'
-           '<tr><th><p>Driver</p></th><td><p>Priya Raman</p></td></tr>'
-           '<tr><th><p>Budget</p></th><td><p>4,500</p></td></tr>'
-           '<tr><th><p>Internal note</p></th><td><p>skip me</p></td></tr>'
-           '</tbody></table></ac:rich-text-body></ac:structured-macro>'
-           '<p>Cut-over on <time datetime="2026-07-15"/>, checkpoint <ac:structured-macro ac:name="status">'
-           '<ac:parameter ac:name="title">At risk</ac:parameter></ac:structured-macro>.</p>'
-           '<table><tbody><tr><th>Region</th><td>EU</td></tr><tr><th>Tier</th><td>Gold</td></tr></tbody></table>'
-           '<table><tbody><tr><th>System</th><th>Size</th></tr><tr><td>Oracle</td><td>14 TB</td></tr></tbody></table>')
+UTC = dt.UTC
+DETAILS = (
+    '<ac:structured-macro ac:name="details"><ac:rich-text-body><table><tbody>'
+    '<tr><th><p>Owner:</p></th><td><p><ac:link><ri:user ri:account-id="acc-lena"/></ac:link></p></td></tr>'
+    '<tr><th><p>Due date</p></th><td><p><time datetime="2026-07-15" /></p></td></tr>'
+    '<tr><th><p>Status</p></th><td><p><ac:structured-macro ac:name="status">'
+    '<ac:parameter ac:name="colour">Yellow</ac:parameter><ac:parameter ac:name="title">In progress'
+    "</ac:parameter></ac:structured-macro></p></td></tr>"
+    '<tr><th><p>Approver</p></th><td><p><a href="mailto:omar.haddad@acme.example">Omar Haddad</a></p></td></tr>'
+    "<tr><th><p>Driver</p></th><td><p>Priya Raman</p></td></tr>"
+    "<tr><th><p>Budget</p></th><td><p>4,500</p></td></tr>"
+    "<tr><th><p>Internal note</p></th><td><p>skip me</p></td></tr>"
+    "</tbody></table></ac:rich-text-body></ac:structured-macro>"
+    '<p>Cut-over on <time datetime="2026-07-15"/>, checkpoint <ac:structured-macro ac:name="status">'
+    '<ac:parameter ac:name="title">At risk</ac:parameter></ac:structured-macro>.</p>'
+    "<table><tbody><tr><th>Region</th><td>EU</td></tr><tr><th>Tier</th><td>Gold</td></tr></tbody></table>"
+    "<table><tbody><tr><th>System</th><th>Size</th></tr><tr><td>Oracle</td><td>14 TB</td></tr></tbody></table>"
+)
 LENA = {"accountId": "acc-lena", "displayName": "Lena Ortiz", "email": "lena.ortiz@acme.example"}
 
 
 def record(tmp_path, storage=DETAILS, **settings):
-    (tmp_path / "page.json").write_text(json.dumps({
-        "id": "131073", "type": "page", "title": "Warehouse migration plan", "space": {"key": "OPS"},
-        "history": {"createdDate": "2026-03-02T09:00:00Z", "createdBy": LENA},
-        "version": {"number": 3, "when": "2026-05-11T14:30:00Z", "by": LENA},
-        "body": {"storage": {"value": storage}}}))
+    (tmp_path / "page.json").write_text(
+        json.dumps(
+            {
+                "id": "131073",
+                "type": "page",
+                "title": "Warehouse migration plan",
+                "space": {"key": "OPS"},
+                "history": {"createdDate": "2026-03-02T09:00:00Z", "createdBy": LENA},
+                "version": {"number": 3, "when": "2026-05-11T14:30:00Z", "by": LENA},
+                "body": {"storage": {"value": storage}},
+            }
+        )
+    )
     records, failures = split(ConfluenceExportReader([tmp_path / "page.json"], ExportSettings(**settings)).read())
     assert failures == []
     return records[0]
 
 
 def test_given_a_details_macro_then_each_row_keeps_its_key_slot_and_a_sentence_value():
-    rows = storage_to_text(DETAILS, users=lambda a: "Lena Ortiz" if a.get("account-id") == "acc-lena" else None
-                           ).property_rows
+    rows = storage_to_text(
+        DETAILS, users=lambda a: "Lena Ortiz" if a.get("account-id") == "acc-lena" else None
+    ).property_rows
     got = [(r.key, r.slot, r.value, r.kind, r.source) for r in rows]
     assert got == [
         ("Owner:", "owner", "Lena Ortiz", "person", "details"),
@@ -49,11 +60,11 @@ def test_given_a_details_macro_then_each_row_keeps_its_key_slot_and_a_sentence_v
         ("Status", "status", "In progress", "status", "details"),
         ("Approver", "approver", "Omar Haddad", "person", "details"),
         ("Driver", "driver", "Priya Raman", "text", "details"),
-        ("Budget", "budget", "4,500", "text", "details"),                 # no unit the page does not carry
+        ("Budget", "budget", "4,500", "text", "details"),  # no unit the page does not carry
         ("Internal note", "internal note", "skip me", "text", "details"),
-        ("Region", "region", "EU", "text", "table"),                      # a header/value table, no macro
+        ("Region", "region", "EU", "text", "table"),  # a header/value table, no macro
         ("Tier", "tier", "Gold", "text", "table"),
-    ]                                                                     # the System/Size grid is no key/value table
+    ]  # the System/Size grid is no key/value table
     assert rows[0].people == [{"account-id": "acc-lena", "name": "Lena Ortiz"}]
     assert rows[3].people == [{"email": "omar.haddad@acme.example", "name": "Omar Haddad"}]
 
@@ -72,9 +83,9 @@ def test_given_page_properties_then_single_valued_facts_with_people_resolved_by_
     props = {f.attributes["property_key"]: f for f in facts.facts if f.predicate == "HAS_PROPERTY"}
     assert set(props) == {"owner", "due date", "status", "approver", "driver", "budget", "region", "tier"}
     assert props["owner"].fact == "Owner of 'Warehouse migration plan' is Lena Ortiz"
-    assert keys[props["owner"].object] == "person:lena.ortiz@acme.example"          # user object of the export
-    assert keys[props["approver"].object] == "person:omar.haddad@acme.example"      # mailto link
-    assert keys[props["driver"].object] == "person-name:priya raman"                # by name, as text mentions are
+    assert keys[props["owner"].object] == "person:lena.ortiz@acme.example"  # user object of the export
+    assert keys[props["approver"].object] == "person:omar.haddad@acme.example"  # mailto link
+    assert keys[props["driver"].object] == "person-name:priya raman"  # by name, as text mentions are
     assert props["due date"].fact == "Due date of 'Warehouse migration plan' is 2026-07-15"
     assert props["status"].fact == "Status of 'Warehouse migration plan' is In progress"
     assert props["budget"].fact == "Budget of 'Warehouse migration plan' is 4,500"
@@ -82,13 +93,15 @@ def test_given_page_properties_then_single_valued_facts_with_people_resolved_by_
     assert props["owner"].valid_at == dt.datetime(2026, 5, 11, 14, 30, tzinfo=UTC)
     assert props["owner"].attributes["slot_family"] == "ref:confluence:page:131073|PAGE_PROPERTIES"
     assert len(props["owner"].attributes["family_slots"]) == 8
-    assert "skip me" in page.body                                      # ignored for facts, never dropped from text
+    assert "skip me" in page.body  # ignored for facts, never dropped from text
 
 
 def test_given_keys_that_differ_in_case_and_colon_then_one_slot():
-    rows = storage_to_text('<ac:structured-macro ac:name="details"><ac:rich-text-body><table>'
-                           '<tr><td>OWNER :</td><td>A</td></tr><tr><td>owner</td><td>B</td></tr>'
-                           '</table></ac:rich-text-body></ac:structured-macro>').property_rows
+    rows = storage_to_text(
+        '<ac:structured-macro ac:name="details"><ac:rich-text-body><table>'
+        "<tr><td>OWNER :</td><td>A</td></tr><tr><td>owner</td><td>B</td></tr>"
+        "</table></ac:rich-text-body></ac:structured-macro>"
+    ).property_rows
     assert {r.slot for r in rows} == {"owner"}
 
 
@@ -97,18 +110,38 @@ def test_given_the_same_details_as_adf_then_the_same_rows():
         return {"type": "text", "text": t, **({"marks": [{"type": "link", "attrs": {"href": href}}]} if href else {})}
 
     def row(key, *value):
-        return {"type": "tableRow", "content": [
-            {"type": "tableHeader", "content": [{"type": "paragraph", "content": [text(key)]}]},
-            {"type": "tableCell", "content": [{"type": "paragraph", "content": list(value)}]}]}
+        return {
+            "type": "tableRow",
+            "content": [
+                {"type": "tableHeader", "content": [{"type": "paragraph", "content": [text(key)]}]},
+                {"type": "tableCell", "content": [{"type": "paragraph", "content": list(value)}]},
+            ],
+        }
 
-    doc = {"type": "doc", "content": [{"type": "bodiedExtension", "attrs": {"extensionKey": "details"}, "content": [
-        {"type": "table", "content": [
-            row("Owner:", {"type": "mention", "attrs": {"id": "acc-lena", "text": "@Lena Ortiz"}}),
-            row("Due date", {"type": "date", "attrs": {"timestamp": "1784073600000"}}),
-            row("Status", {"type": "status", "attrs": {"text": "In progress", "color": "yellow"}}),
-            row("Approver", text("Omar Haddad", "mailto:omar.haddad@acme.example")),
-            row("Driver", text("Priya Raman")), row("Budget", text("4,500")), row("Internal note", text("skip me"))]}]},
-        {"type": "table", "content": [row("Region", text("EU")), row("Tier", text("Gold"))]}]}
+    doc = {
+        "type": "doc",
+        "content": [
+            {
+                "type": "bodiedExtension",
+                "attrs": {"extensionKey": "details"},
+                "content": [
+                    {
+                        "type": "table",
+                        "content": [
+                            row("Owner:", {"type": "mention", "attrs": {"id": "acc-lena", "text": "@Lena Ortiz"}}),
+                            row("Due date", {"type": "date", "attrs": {"timestamp": "1784073600000"}}),
+                            row("Status", {"type": "status", "attrs": {"text": "In progress", "color": "yellow"}}),
+                            row("Approver", text("Omar Haddad", "mailto:omar.haddad@acme.example")),
+                            row("Driver", text("Priya Raman")),
+                            row("Budget", text("4,500")),
+                            row("Internal note", text("skip me")),
+                        ],
+                    }
+                ],
+            },
+            {"type": "table", "content": [row("Region", text("EU")), row("Tier", text("Gold"))]},
+        ],
+    }
     from connectors.confluence.page_properties import adf_property_rows
 
     storage = storage_to_text(DETAILS, users=lambda a: "Lena Ortiz" if a.get("account-id") == "acc-lena" else None)
@@ -123,5 +156,7 @@ def test_given_a_page_folder_with_children_then_each_child_is_part_of_the_page()
     facts = confluence_facts(episode, {})
     children = [f for f in facts.facts if f.predicate == "PART_OF" and f.object == facts.entities[0].uuid]
     assert "My Dashboard is part of 사용자 매뉴얼" in {f.fact for f in children}
-    assert all(f.single_valued.endswith("|PART_OF") and f.single_valued != "ref:confluence:page:544211126|PART_OF"
-               for f in children)
+    assert all(
+        f.single_valued.endswith("|PART_OF") and f.single_valued != "ref:confluence:page:544211126|PART_OF"
+        for f in children
+    )

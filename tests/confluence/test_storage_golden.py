@@ -32,7 +32,7 @@ def test_lists_keep_every_item_and_nesting():
 def test_panels_are_labelled():
     text = storage_to_text((CORPUS / "panels" / "page.xhtml").read_text()).text
     assert "[Info] This is an info panel." in text
-    assert "[Error] This is an error panel." in text                 # named as Confluence Cloud and ADF name them
+    assert "[Error] This is an error panel." in text  # named as Confluence Cloud and ADF name them
     assert "[Note] This is a note panel." in text and "[Warning] This is a warning panel." in text
     assert "[Success] This is a success panel." in text
 
@@ -46,17 +46,19 @@ def test_code_tables_links_and_attachments_survive():
 
 
 def test_a_fragment_with_unbound_prefixes_entities_macros_and_mentions():
-    markup = ("<h2>Plan&nbsp;&mdash; v2</h2><table><tr><th>Owner</th><td><ac:link><ri:user ri:account-id=\"abc\"/>"
-              "</ac:link></td></tr></table><ac:structured-macro ac:name=\"code\"><ac:plain-text-body>"
-              "<![CDATA[x < 1 && y]]></ac:plain-text-body></ac:structured-macro>"
-              "<p><ac:link><ri:page ri:content-title=\"Runbook\" ri:space-key=\"ACME\"/></ac:link> "
-              "<a href=\"https://example.org/x\">site</a> <ac:link><ri:attachment ri:filename=\"a.pdf\" "
-              "ri:version-at-save=\"2\"/></ac:link></p><ac:structured-macro ac:name=\"include\"><ac:parameter ac:name=\"\">"
-              "<ac:link><ri:page ri:content-id=\"42\"/></ac:link></ac:parameter></ac:structured-macro>"
-              "<ac:structured-macro ac:name=\"made-up\"><ac:parameter ac:name=\"x\">hidden</ac:parameter>"
-              "<ac:rich-text-body><p>kept words</p></ac:rich-text-body></ac:structured-macro>"
-              "<ac:structured-macro ac:name=\"status\"><ac:parameter ac:name=\"title\">done</ac:parameter>"
-              "</ac:structured-macro><fab:weird>odd</fab:weird>")
+    markup = (
+        '<h2>Plan&nbsp;&mdash; v2</h2><table><tr><th>Owner</th><td><ac:link><ri:user ri:account-id="abc"/>'
+        '</ac:link></td></tr></table><ac:structured-macro ac:name="code"><ac:plain-text-body>'
+        "<![CDATA[x < 1 && y]]></ac:plain-text-body></ac:structured-macro>"
+        '<p><ac:link><ri:page ri:content-title="Runbook" ri:space-key="ACME"/></ac:link> '
+        '<a href="https://example.org/x">site</a> <ac:link><ri:attachment ri:filename="a.pdf" '
+        'ri:version-at-save="2"/></ac:link></p><ac:structured-macro ac:name="include"><ac:parameter ac:name="">'
+        '<ac:link><ri:page ri:content-id="42"/></ac:link></ac:parameter></ac:structured-macro>'
+        '<ac:structured-macro ac:name="made-up"><ac:parameter ac:name="x">hidden</ac:parameter>'
+        "<ac:rich-text-body><p>kept words</p></ac:rich-text-body></ac:structured-macro>"
+        '<ac:structured-macro ac:name="status"><ac:parameter ac:name="title">done</ac:parameter>'
+        "</ac:structured-macro><fab:weird>odd</fab:weird>"
+    )
     result = storage_to_text(markup, users=lambda a: "Dana Whitfield" if a.get("account-id") == "abc" else None)
     assert result.degraded is None
     assert "## Plan\u00a0\u2014 v2".replace("\u00a0", " ") in result.text
@@ -71,8 +73,20 @@ def test_a_fragment_with_unbound_prefixes_entities_macros_and_mentions():
     assert result.property_users == {}
 
 
-@pytest.mark.parametrize("markup", ["", "<p>", "</p></div>", "<ac:link>", "&bogus; & < >", "<p>" * 5000,
-                                    "\x00\x01", "<![CDATA[", "<ac:structured-macro ac:name=\"code\">"])
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "",
+        "<p>",
+        "</p></div>",
+        "<ac:link>",
+        "&bogus; & < >",
+        "<p>" * 5000,
+        "\x00\x01",
+        "<![CDATA[",
+        '<ac:structured-macro ac:name="code">',
+    ],
+)
 def test_odd_markup_never_raises(markup):
     result = storage_to_text(markup)
     assert isinstance(result.text, str)

@@ -27,7 +27,7 @@ def test_every_corpus_file_yields_records_or_failures_without_raising():
     per_file: dict[str, collections.Counter] = {f: collections.Counter() for f in files}
     reasons: collections.Counter = collections.Counter()
     for item in EmailExportReader([CORPUS]).read():
-        item.model_dump_json()       # staging and the ledger need valid UTF-8: no lone surrogates from 8-bit headers
+        item.model_dump_json()  # staging and the ledger need valid UTF-8: no lone surrogates from 8-bit headers
         where = item.location.file if isinstance(item, RecordFailure) else item.origin.file
         kind = "failure" if isinstance(item, RecordFailure) else "record"
         per_file[where][kind] += 1

@@ -29,16 +29,23 @@ SIGNATURE_SHAPES = {
     "mime4j_testmsgs/mimetools-testmsgs/jt-0498.msg#0": 0.9,
 }
 
-_QUOTE_HEAD = re.compile(r"^(-+\s*(Original Message|Message d'origine|Ursprüngliche Nachricht)\s*-+|"
-                         r"-+\s*Forwarded message\s*-+|(From|Von|De)\s?:\s.*|_{10,})\s*$",
-                         re.IGNORECASE)
+_QUOTE_HEAD = re.compile(
+    r"^(-+\s*(Original Message|Message d'origine|Ursprüngliche Nachricht)\s*-+|"
+    r"-+\s*Forwarded message\s*-+|(From|Von|De)\s?:\s.*|_{10,})\s*$",
+    re.IGNORECASE,
+)
 _SIGNATURE = re.compile(r"^(-- ?|--|-{3,}|[=_*]{10,}|Sent from my .*|Get Outlook for .*)$", re.IGNORECASE)
 _CONTACT = re.compile(r"[\w.+-]+@[\w-]+\.\w")
-_ATTRIBUTION = re.compile(r"^(On|Le|Am|El|Il|Op|Em|W dniu)\b.*\b(wrote|écrit|schrieb|escribió|scritto|geschreven|escreveu|"
-                          r"napisał)\s*:\s*$", re.IGNORECASE | re.DOTALL)
-_SIGN_OFF = re.compile(r"^(thanks|thank you|best|regards|cheers|sincerely|kind regards|best regards|br|many thanks|"
-                       r"yours sincerely|thx|ta|gruß|grüße|viele grüße|mit freundlichen grüßen|cordialement|merci)\b[ ,.!]*",
-                       re.IGNORECASE)
+_ATTRIBUTION = re.compile(
+    r"^(On|Le|Am|El|Il|Op|Em|W dniu)\b.*\b(wrote|écrit|schrieb|escribió|scritto|geschreven|escreveu|"
+    r"napisał)\s*:\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_SIGN_OFF = re.compile(
+    r"^(thanks|thank you|best|regards|cheers|sincerely|kind regards|best regards|br|many thanks|"
+    r"yours sincerely|thx|ta|gruß|grüße|viele grüße|mit freundlichen grüßen|cordialement|merci)\b[ ,.!]*",
+    re.IGNORECASE,
+)
 
 
 def own_text(plain: str) -> str:
@@ -51,10 +58,11 @@ def own_text(plain: str) -> str:
         if line.lstrip().startswith(">") or _QUOTE_HEAD.match(line.strip()):
             cut = i
             break
-        joined = " ".join(part.strip() for part in lines[i:i + 3]).lstrip("- ")
+        joined = " ".join(part.strip() for part in lines[i : i + 3]).lstrip("- ")
         head = line.strip().lstrip("- ")
-        if _ATTRIBUTION.match(head) or (re.match(r"^(On|Le|Am|El|Il|Op)\b", head)
-                                                and re.search(r"(wrote|écrit|schrieb|escribió):\s*$", joined)):
+        if _ATTRIBUTION.match(head) or (
+            re.match(r"^(On|Le|Am|El|Il|Op)\b", head) and re.search(r"(wrote|écrit|schrieb|escribió):\s*$", joined)
+        ):
             cut = i
             break
     if cut < len(lines) and lines[cut].lstrip().startswith(">"):
@@ -72,13 +80,16 @@ def own_text(plain: str) -> str:
             break
     while kept and not kept[-1].strip():
         kept.pop()
-    tail = [i for i in range(max(0, len(kept) - 4), len(kept)) if _SIGN_OFF.match(kept[i].strip())
-            and len(kept[i].strip()) < 40]
+    tail = [
+        i
+        for i in range(max(0, len(kept) - 4), len(kept))
+        if _SIGN_OFF.match(kept[i].strip()) and len(kept[i].strip()) < 40
+    ]
     if tail:
-        kept = kept[:tail[0]]                   # the sign-off and the name under it
+        kept = kept[: tail[0]]  # the sign-off and the name under it
     last = max((i for i, line in enumerate(kept) if not line.strip()), default=-1)
-    if 0 <= last and len(kept) - last - 1 <= 4 and any(_CONTACT.search(line) for line in kept[last + 1:]):
-        kept = kept[:last]                      # a closing name-and-address block: a signature without "-- "
+    if 0 <= last and len(kept) - last - 1 <= 4 and any(_CONTACT.search(line) for line in kept[last + 1 :]):
+        kept = kept[:last]  # a closing name-and-address block: a signature without "-- "
     return "\n".join(kept)
 
 
@@ -87,23 +98,24 @@ def _plain(message) -> str | None:
         part = message.get_body(preferencelist=("plain",))
         return part.get_content() if part is not None else None
     except (LookupError, KeyError, ValueError, AttributeError, UnicodeError, TypeError):
-        return None                     # undecodable parts are the reader test's business, not fidelity's
+        return None  # undecodable parts are the reader test's business, not fidelity's
 
 
 def messages(path: Path) -> list:
     raw = path.read_bytes()
     if raw.startswith(b"\xd0\xcf\x11\xe0"):
-        return []                               # an Outlook .msg (OLE): not RFC 822, nothing for this parser
+        return []  # an Outlook .msg (OLE): not RFC 822, nothing for this parser
     if raw.startswith(b"From "):
-        box = mailbox.mbox(str(path), factory=lambda f: email.message_from_binary_file(f, policy=policy.default),
-                           create=False)
+        box = mailbox.mbox(
+            str(path), factory=lambda f: email.message_from_binary_file(f, policy=policy.default), create=False
+        )
         return list(box)
     return [email.message_from_bytes(raw, policy=policy.default)]
 
 
 def measure(root: Path) -> tuple[list[tuple[str, float, str, str]], list[str]]:
     records: dict[tuple[str, int], str] = {}
-    failed: set[tuple[str, int]] = set()                # a failure with its reason is not a loss
+    failed: set[tuple[str, int]] = set()  # a failure with its reason is not a loss
     for item in EmailExportReader([root]).read():
         if isinstance(item, RecordFailure):
             failed.add((item.location.file, item.location.index or 0))

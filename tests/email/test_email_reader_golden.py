@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ground.contract import FileCheckpoint, TimeWindow, split
 from connectors.email import EmailExportReader, read_email_exports
+from ground.contract import FileCheckpoint, TimeWindow, split
 from ground.records import ErrorClass, RecordFailure, SourceRecord
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "email"
@@ -28,16 +28,23 @@ def test_given_rfc2047_headers_when_read_then_subject_names_and_keys_are_decoded
     assert record.title == "Überprüfung der Rechnung für März"
     assert record.source_key == "<RFC2047.Subject.1@mail.example.de>"  # domain lower-cased, local part kept
     assert record.actor.model_dump() == {
-        "type": "human", "id": "joerg.mueller@example.de", "name": "Jörg Müller", "email": "joerg.mueller@example.de"}
+        "type": "human",
+        "id": "joerg.mueller@example.de",
+        "name": "Jörg Müller",
+        "email": "joerg.mueller@example.de",
+    }
     assert [(p.role, p.actor.id, p.actor.name) for p in record.participants] == [
-        ("to", "jane.doe@example.com", "Doe, Jane"), ("to", "bob@example.com", None), ("cc", "li.ming@example.cn", "李明")]
+        ("to", "jane.doe@example.com", "Doe, Jane"),
+        ("to", "bob@example.com", None),
+        ("cc", "li.ming@example.cn", "李明"),
+    ]
     assert record.fields["to"] == ["jane.doe@example.com", "bob@example.com"]
     assert record.fields["cc"] == ["li.ming@example.cn"]
     assert record.fields["headers"]["List-Id"] == "Finance team <finance.example.de>"
     assert record.fields["headers"]["X-Mailer"] == "TestMailer 1.0"
     assert record.links == ["https://lists.example.de/finance/", "mailto:finance@example.de"]
     assert record.language == "de-DE"
-    assert record.occurred_at == dt.datetime(2023, 3, 14, 8, 30, tzinfo=dt.timezone.utc)
+    assert record.occurred_at == dt.datetime(2023, 3, 14, 8, 30, tzinfo=dt.UTC)
     assert record.updated_at == record.occurred_at
     assert record.body == "Hallo zusammen,\n\nbitte die Rechnung bis Freitag prüfen."
     assert record.origin.file == str(FIXTURES / "rfc2047_subject.eml")
@@ -47,14 +54,15 @@ def test_given_quoted_printable_latin1_when_read_then_body_is_unicode():
     record = only(FIXTURES / "qp_latin1.eml")
     assert record.body == "Grüße aus Köln, das Straßenfest ist am Samstag. Bis dann!"
     assert record.title == "Grüße"
-    assert record.occurred_at == dt.datetime(2023, 2, 1, 17, 0, tzinfo=dt.timezone.utc)
+    assert record.occurred_at == dt.datetime(2023, 2, 1, 17, 0, tzinfo=dt.UTC)
 
 
 def test_given_html_only_when_read_then_text_keeps_paragraphs_lists_and_link_targets():
     record = only(FIXTURES / "html_only.eml")
     assert record.body == (
         "Release 2.0\n\nWe shipped the new importer.\n\n- Faster mbox reading\n"
-        "- See the notes (https://example.net/notes/2.0)\n\nQuestions? Reply to this mail.\nThe team")
+        "- See the notes (https://example.net/notes/2.0)\n\nQuestions? Reply to this mail.\nThe team"
+    )
     assert record.fields["body_kind"] == "html"
     assert record.actor.type == "system"  # no-reply sender
 
@@ -63,9 +71,14 @@ def test_given_multipart_with_attachment_when_read_then_attachment_is_a_referenc
     record = only(FIXTURES / "attachment.eml")
     assert record.body == "Please find the draft attached."
     pdf = b"%PDF-1.4\nhello pdf\n"
-    assert [a.model_dump() for a in record.attachments] == [{
-        "name": "draft.pdf", "size": len(pdf), "sha256": hashlib.sha256(pdf).hexdigest(),
-        "media_type": "application/pdf"}]
+    assert [a.model_dump() for a in record.attachments] == [
+        {
+            "name": "draft.pdf",
+            "size": len(pdf),
+            "sha256": hashlib.sha256(pdf).hexdigest(),
+            "media_type": "application/pdf",
+        }
+    ]
 
 
 def test_given_no_message_id_when_read_then_key_is_synthetic_and_stable(tmp_path):
@@ -106,7 +119,7 @@ def test_given_reply_chain_mbox_when_read_then_threading_is_header_based_and_loo
     assert reply.related_keys == ["<root@example.com>"]
     # No Date header: the mbox "From " line supplies it.
     assert reply.fields["date_source"] == "mbox_from_line"
-    assert reply.occurred_at == dt.datetime(2023, 1, 2, 10, 0, tzinfo=dt.timezone.utc)
+    assert reply.occurred_at == dt.datetime(2023, 1, 2, 10, 0, tzinfo=dt.UTC)
     # ">From " in the body is unquoted once (mboxrd).
     assert "\nFrom here on, please use the ticket." in reply.body
     # In-Reply-To is itself and References repeats ids with other domain case: no self-parent, no duplicates.
@@ -139,7 +152,7 @@ def test_given_outlook_msg_when_read_then_record_comes_from_extract_msg():
     assert record.source_key == "<20170918100018.6AE0948009C@www.w-vwa.de>"
     assert record.title == "Newsletter Prüfung Personalwesen / Prüfung Eröffnungsbilanz"
     assert record.actor.id == "nueblingv@w-vwa.de"
-    assert record.occurred_at == dt.datetime(2017, 9, 18, 10, 0, 18, tzinfo=dt.timezone.utc)
+    assert record.occurred_at == dt.datetime(2017, 9, 18, 10, 0, 18, tzinfo=dt.UTC)
     assert "Sehr geehrte Frau Gaiser-Schönenborn" in record.body
     assert [a.name for a in record.attachments][:2] == ["newsletter.png", "spacer.gif"]
     assert all(a.sha256 and a.size for a in record.attachments)
@@ -166,8 +179,13 @@ def test_given_message_over_limit_when_read_then_too_large_and_next_message_stil
     big = b"X" * 5000
     mbox = tmp_path / "big.mbox"
     first = (FIXTURES / "qp_latin1.eml").read_bytes()
-    mbox.write_bytes(b"From a Mon Jan  2 09:00:00 2023\nSubject: big\n\n" + big + b"\n\n"
-                     + b"From b Mon Jan  2 09:00:00 2023\n" + first)
+    mbox.write_bytes(
+        b"From a Mon Jan  2 09:00:00 2023\nSubject: big\n\n"
+        + big
+        + b"\n\n"
+        + b"From b Mon Jan  2 09:00:00 2023\n"
+        + first
+    )
     items = list(EmailExportReader([mbox], max_message_bytes=2000).read())
     assert isinstance(items[0], RecordFailure) and items[0].error_class == ErrorClass.too_large
     assert items[0].location.index == 0
@@ -175,8 +193,7 @@ def test_given_message_over_limit_when_read_then_too_large_and_next_message_stil
 
 
 def test_given_window_and_checkpoint_when_read_then_filtered_and_resumable():
-    window = TimeWindow(start=dt.datetime(2023, 3, 1, tzinfo=dt.timezone.utc),
-                        end=dt.datetime(2023, 3, 4, tzinfo=dt.timezone.utc))
+    window = TimeWindow(start=dt.datetime(2023, 3, 1, tzinfo=dt.UTC), end=dt.datetime(2023, 3, 4, tzinfo=dt.UTC))
     reader = EmailExportReader([FIXTURES])
     generator = reader.read(window)
     items = []

@@ -12,7 +12,7 @@ import datetime as dt
 from ground.records import Actor
 from tests.graph.scenario import DANA, PRIYA, contact_episode, contact_facts
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 QUESTION = "Who is the primary contact of Acme Corp?"
 DANA_ACTOR = Actor(id=DANA.id, name=DANA.name, email=DANA.email)
 LEE = Actor(id="lee.chen@acme.example", name="Lee Chen", email="lee.chen@acme.example")
@@ -58,8 +58,12 @@ async def edge_times(backend, group_id: str) -> dict[str, tuple]:
     from connectors.graph.backend import as_datetime
 
     rows = await backend.query(
-        group_id, "MATCH (:Entity)-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.name = 'HAS_CONTACT' "
-                  "RETURN o.name AS object, e.valid_at AS v, e.created_at AS c, e.invalid_at AS i, e.expired_at AS x",
-        g=group_id)
-    return {(r["object"], as_datetime(r["v"])): (as_datetime(r["c"]), as_datetime(r["i"]), as_datetime(r["x"]))
-            for r in rows}
+        group_id,
+        "MATCH (:Entity)-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.name = 'HAS_CONTACT' "
+        "RETURN o.name AS object, e.valid_at AS v, e.created_at AS c, e.invalid_at AS i, e.expired_at AS x",
+        g=group_id,
+    )
+    return {
+        (r["object"], as_datetime(r["v"])): (as_datetime(r["c"]), as_datetime(r["i"]), as_datetime(r["x"]))
+        for r in rows
+    }

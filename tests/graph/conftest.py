@@ -26,8 +26,14 @@ def graph_config(backend: str, home: Path, neo4j=None, **overrides):
     from connectors.graph.config import GraphConfig
 
     if backend == "neo4j":
-        return GraphConfig(backend="neo4j", home=home, neo4j_uri=neo4j.uri, neo4j_user=neo4j.user,
-                           neo4j_password=neo4j.password, **overrides)
+        return GraphConfig(
+            backend="neo4j",
+            home=home,
+            neo4j_uri=neo4j.uri,
+            neo4j_user=neo4j.user,
+            neo4j_password=neo4j.password,
+            **overrides,
+        )
     return GraphConfig(backend=backend, home=home, **overrides)
 
 

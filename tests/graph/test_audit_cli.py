@@ -35,8 +35,14 @@ def audit_home(graph_home, group_id):
 
 
 def graphfeed(env, *args):
-    return subprocess.run([sys.executable, "-m", "pipelines.commands", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pipelines.commands", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_known_at_and_history_from_the_command_line(audit_home):

@@ -13,19 +13,30 @@ from tests.graph.scenario import JUNE, MARCH, contact_change
 
 pytestmark = pytest.mark.slow
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 QUESTION = "Who is the primary contact of Acme Corp?"
 
 
 async def edge_state(writer: GraphWriter, group_id: str) -> dict[str, dict]:
     rows = await writer.backend.query(
-        group_id, "MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g RETURN e.uuid AS uuid, "
-                  "e.name AS name, e.fact AS fact, s.name AS subject, o.name AS object, e.valid_at AS valid_at, "
-                  "e.invalid_at AS invalid_at, e.expired_at AS expired_at, e.episodes AS episodes", g=group_id)
+        group_id,
+        "MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g RETURN e.uuid AS uuid, "
+        "e.name AS name, e.fact AS fact, s.name AS subject, o.name AS object, e.valid_at AS valid_at, "
+        "e.invalid_at AS invalid_at, e.expired_at AS expired_at, e.episodes AS episodes",
+        g=group_id,
+    )
     from connectors.graph.backend import as_datetime
 
-    return {r["uuid"]: {**r, "valid_at": as_datetime(r["valid_at"]), "invalid_at": as_datetime(r["invalid_at"]),
-                        "expired_at": as_datetime(r["expired_at"]), "episodes": sorted(r["episodes"])} for r in rows}
+    return {
+        r["uuid"]: {
+            **r,
+            "valid_at": as_datetime(r["valid_at"]),
+            "invalid_at": as_datetime(r["invalid_at"]),
+            "expired_at": as_datetime(r["expired_at"]),
+            "episodes": sorted(r["episodes"]),
+        }
+        for r in rows
+    }
 
 
 async def run_scenario(config, group_id: str, order: list[int], ingest_times: list[dt.datetime]):
@@ -45,8 +56,9 @@ async def run_scenario(config, group_id: str, order: list[int], ingest_times: li
             results.append(await writer.write_batch([episode], {group_id: facts}))
         state = await edge_state(writer, group_id)
         now_hits = await reader.search_facts(QUESTION, group_id=group_id, limit=5)
-        asof_hits = await reader.search_facts(QUESTION, group_id=group_id, as_of=dt.datetime(2026, 5, 1, tzinfo=UTC),
-                                              limit=5)
+        asof_hits = await reader.search_facts(
+            QUESTION, group_id=group_id, as_of=dt.datetime(2026, 5, 1, tzinfo=UTC), limit=5
+        )
     return steps, results, state, now_hits, asof_hits
 
 
@@ -55,15 +67,26 @@ def check_state(state: dict, ingested_second: dt.datetime) -> None:
     assert set(by_object) == {"Dana Whitfield", "Priya Nair"}
     dana, priya = by_object["Dana Whitfield"], by_object["Priya Nair"]
     assert dana["valid_at"] == MARCH
-    assert dana["invalid_at"] == JUNE                   # ended at the change time
-    assert dana["expired_at"] == ingested_second        # superseded in the graph when June/March met
+    assert dana["invalid_at"] == JUNE  # ended at the change time
+    assert dana["expired_at"] == ingested_second  # superseded in the graph when June/March met
     assert priya["valid_at"] == JUNE
     assert priya["invalid_at"] is None and priya["expired_at"] is None
 
 
 def shape(state: dict) -> set:
-    return {(e["name"], e["fact"], e["subject"], e["object"], e["valid_at"], e["invalid_at"], e["expired_at"],
-             len(e["episodes"])) for e in state.values()}
+    return {
+        (
+            e["name"],
+            e["fact"],
+            e["subject"],
+            e["object"],
+            e["valid_at"],
+            e["invalid_at"],
+            e["expired_at"],
+            len(e["episodes"]),
+        )
+        for e in state.values()
+    }
 
 
 def test_contact_change_in_order_and_out_of_order_give_the_same_graph(backend_config, group_id, tmp_path):
@@ -91,7 +114,7 @@ def test_contact_change_in_order_and_out_of_order_give_the_same_graph(backend_co
     other = group_id + "_ooo"
     _, results_ooo, out_of_order, now_ooo, asof_ooo = asyncio.run(run_scenario(config, other, [1, 0], [t1, t2]))
     check_state(out_of_order, t2)
-    assert results_ooo[1].facts_invalidated == 1        # March arrived already superseded
+    assert results_ooo[1].facts_invalidated == 1  # March arrived already superseded
     # uuids include the group id, so compare everything but the uuid
     assert shape(in_order) == shape(out_of_order)
     assert now_ooo[0].object == "Priya Nair"
@@ -104,4 +127,4 @@ def test_same_group_out_of_order_rerun_is_stable(backend_config, group_id):
     config = backend_config()
     *_, first, _, _ = asyncio.run(run_scenario(config, group_id, [1, 0], t[:2]))
     *_, again, _, _ = asyncio.run(run_scenario(config, group_id, [0, 1], t[2:]))
-    assert first == again                                # nothing moved, expired_at kept its first value
+    assert first == again  # nothing moved, expired_at kept its first value

@@ -38,12 +38,12 @@ def test_given_a_written_graph_when_restarted_then_data_persisted(graph_home):
     falkor_dir = graph_home / "falkordb"
     assert not (falkor_dir / "falkordb.pid").exists(), "a clean stop removes its pid file"
     with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)                                   # the child is gone
+        os.kill(pid, 0)  # the child is gone
     assert any(falkor_dir.glob("appendonlydir/*")), "append-only files are on disk"
 
     with EmbeddedFalkor(falkor_dir) as server:
         assert server.owned
-        assert count_nodes(server.socket, "acme") > 3     # episode + people + org + message + meta
+        assert count_nodes(server.socket, "acme") > 3  # episode + people + org + message + meta
 
 
 def test_given_a_running_server_when_started_again_then_it_attaches_and_leaves_it_running(graph_home):
@@ -51,7 +51,7 @@ def test_given_a_running_server_when_started_again_then_it_attaches_and_leaves_i
     try:
         second = EmbeddedFalkor(graph_home / "falkordb").start()
         assert not second.owned and second.pid == first.pid
-        second.stop()                                     # not its server: must not stop it
+        second.stop()  # not its server: must not stop it
         assert first.proc.poll() is None
         assert redis.Redis(unix_socket_path=str(first.socket)).ping()
     finally:
@@ -71,8 +71,8 @@ def test_given_stale_pid_and_socket_files_when_started_then_cleaned_and_started(
     falkor_dir.mkdir(parents=True)
     dead = subprocess.Popen(["true"])
     dead.wait()
-    (falkor_dir / "falkordb.pid").write_text(f"{dead.pid}\n")   # a pid that no longer runs
-    (falkor_dir / "falkor.sock").write_text("")                 # a leftover socket file nobody listens on
+    (falkor_dir / "falkordb.pid").write_text(f"{dead.pid}\n")  # a pid that no longer runs
+    (falkor_dir / "falkor.sock").write_text("")  # a leftover socket file nobody listens on
     with EmbeddedFalkor(falkor_dir) as server:
         assert server.owned and redis_alive(server.socket)
         assert (falkor_dir / "falkordb.pid").read_text().strip() == str(server.pid)
@@ -81,12 +81,12 @@ def test_given_stale_pid_and_socket_files_when_started_then_cleaned_and_started(
 def test_given_a_crashed_server_when_used_then_clear_error_and_restart_recovers(graph_home):
     falkor_dir = graph_home / "falkordb"
     server = EmbeddedFalkor(falkor_dir).start()
-    server.proc.kill()                                    # simulate a crash (our own child only)
+    server.proc.kill()  # simulate a crash (our own child only)
     server.proc.wait()
     with pytest.raises(FalkorStartError, match="exited"):
         server.ensure_alive()
-    server.owned = False                                  # as a crashed process would leave it: files behind
-    restarted = EmbeddedFalkor(falkor_dir).start()        # stale pid + socket from the crash are handled
+    server.owned = False  # as a crashed process would leave it: files behind
+    restarted = EmbeddedFalkor(falkor_dir).start()  # stale pid + socket from the crash are handled
     try:
         assert restarted.owned and redis_alive(restarted.socket)
     finally:

@@ -61,7 +61,7 @@ def test_embedder_cache_returns_the_same_vectors_and_bounds_itself(model):
     embedder = NumpyMiniLMEmbedder(model, cache_limit=2)
     first = asyncio.run(embedder.create_batch(["alpha", "beta", "alpha"]))
     assert first[0] == first[2] and first[0] != first[1]
-    again = asyncio.run(embedder.create_batch(["gamma", "alpha"]))     # over the limit: cache restarts
+    again = asyncio.run(embedder.create_batch(["gamma", "alpha"]))  # over the limit: cache restarts
     assert again[1] == first[0]
     assert len(embedder._cache) <= 2
 
@@ -79,8 +79,13 @@ def test_onnx_runtime_pass_gives_the_golden_vectors(onnx_model):
 
 def test_onnx_and_numpy_passes_agree_on_varied_batches(model, onnx_model):
     # given texts of very different lengths in one padded batch (names, fact sentences, a long paragraph)
-    texts = ["Dana Whitfield", "dana.whitfield@acme.example", "Tom Berger sent an email about the Q2 budget.", "x",
-             "Über-long renewal terms; see PHX-12 and the audit notes. " * 20]
+    texts = [
+        "Dana Whitfield",
+        "dana.whitfield@acme.example",
+        "Tom Berger sent an email about the Q2 budget.",
+        "x",
+        "Über-long renewal terms; see PHX-12 and the audit notes. " * 20,
+    ]
     # when both runtimes embed them
     want, got = model.encode(texts), onnx_model.encode(texts)
     # then every vector is the same to float32 rounding (cosine >= 0.99999)

@@ -13,7 +13,7 @@ from tests.graph.scenario import DANA, TOM, email_episode
 from transforms.episode import EpisodeActor
 
 pytestmark = pytest.mark.slow
-UTC = dt.timezone.utc
+UTC = dt.UTC
 TOM_ACTOR = EpisodeActor(type="human", id=TOM.id, name=TOM.name, email=TOM.email)
 
 # key, day of May 2026, actor, intent, title
@@ -27,8 +27,10 @@ MAILS = [
 
 
 def episodes(group_id):
-    return [email_episode(group_id, key, dt.datetime(2026, 5, day, 9, tzinfo=UTC), actor=actor, intent=intent,
-                          title=title) for key, day, actor, intent, title in MAILS]
+    return [
+        email_episode(group_id, key, dt.datetime(2026, 5, day, 9, tzinfo=UTC), actor=actor, intent=intent, title=title)
+        for key, day, actor, intent, title in MAILS
+    ]
 
 
 @pytest.fixture
@@ -46,6 +48,7 @@ def written(backend_config, group_id):
         async def go():
             async with GraphReader(config) as reader:
                 return await fn(reader)
+
         return asyncio.run(go())
 
     return read
@@ -64,10 +67,15 @@ def test_search_finds_by_words_and_each_filter_alone_and_combined(written, group
     assert keys(search(EpisodeFilters(actor="tom.berger@globex.example"))) == {"<e2@acme.example>"}
     assert keys(search(EpisodeFilters(actor="dana"))) == {"<e1@acme.example>", "<e3@acme.example>"}
     assert keys(search(EpisodeFilters(sources=["jira"]))) == set()
-    assert keys(search(EpisodeFilters(since=dt.datetime(2026, 5, 6, tzinfo=UTC),
-                                      until=dt.datetime(2026, 5, 9, 9, tzinfo=UTC)))) == {"<e2@acme.example>"}
-    combined = EpisodeFilters(intents=["escalate_risk", "decision"], actor="dana", sources=["email"],
-                              since=dt.datetime(2026, 5, 5, tzinfo=UTC))
+    assert keys(
+        search(EpisodeFilters(since=dt.datetime(2026, 5, 6, tzinfo=UTC), until=dt.datetime(2026, 5, 9, 9, tzinfo=UTC)))
+    ) == {"<e2@acme.example>"}
+    combined = EpisodeFilters(
+        intents=["escalate_risk", "decision"],
+        actor="dana",
+        sources=["email"],
+        since=dt.datetime(2026, 5, 5, tzinfo=UTC),
+    )
     assert keys(search(combined)) == {"<e3@acme.example>"}
     assert keys(search(EpisodeFilters(intents=["escalate_risk"]), query="invoice export")) == {"<e4@acme.example>"}
 
@@ -75,7 +83,12 @@ def test_search_finds_by_words_and_each_filter_alone_and_combined(written, group
 def test_search_hits_carry_what_an_agent_cites(written, group_id):
     [hit] = written(lambda r: r.search_episodes("invoice export", group_id=group_id, limit=5))
     assert (hit.source, hit.source_key, hit.intent, hit.actor_name, hit.actor_email) == (
-        "email", "<e4@acme.example>", "escalate_risk", "Tom Berger", "tom.berger@globex.example")
+        "email",
+        "<e4@acme.example>",
+        "escalate_risk",
+        "Tom Berger",
+        "tom.berger@globex.example",
+    )
     assert hit.valid_at == dt.datetime(2026, 5, 12, 9, tzinfo=UTC)
     assert hit.created_at is not None and "Invoice export broken" in hit.snippet and hit.score > 0
 

@@ -4,28 +4,43 @@ import datetime as dt
 import itertools
 
 from connectors.graph.timeline import SlotEdge, recompute_slot
-from ground.records import Actor
-from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, TOM, email_episode
-from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from connectors.registry import episode_facts
+from ground.records import Actor
+from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, email_episode
+from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 from transforms.facts import entity_uuid, merge_factsets, person_entity
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def test_given_an_email_then_sender_recipients_thread_attachment_references_and_employers():
-    episode = email_episode("acme", "<m2@acme.example>", MARCH, cc=(LEE,), parent="<m1@acme.example>",
-                            refs=["jira:PHX-42"], attachments=[ATTACHMENT])
+    episode = email_episode(
+        "acme",
+        "<m2@acme.example>",
+        MARCH,
+        cc=(LEE,),
+        parent="<m1@acme.example>",
+        refs=["jira:PHX-42"],
+        attachments=[ATTACHMENT],
+    )
     facts = episode_facts(episode, {"acme.example": "Acme Corp"})
     by_predicate = {f.predicate: f for f in facts.facts}
-    assert set(by_predicate) == {"SENT", "SENT_TO", "CC", "REPLIED_TO", "HAS_ATTACHMENT", "MENTIONS_ISSUE", "WORKS_AT",
-                                 "DECIDED"}       # the episode's intent (transforms/intent_facts.py)
+    assert set(by_predicate) == {
+        "SENT",
+        "SENT_TO",
+        "CC",
+        "REPLIED_TO",
+        "HAS_ATTACHMENT",
+        "MENTIONS_ISSUE",
+        "WORKS_AT",
+        "DECIDED",
+    }  # the episode's intent (transforms/intent_facts.py)
     assert by_predicate["SENT_TO"].fact == "Dana Whitfield emailed Tom Berger about 'Q2 budget' on 2026-03-02"
     assert all(f.valid_at == MARCH and f.episode_ids == [episode.id] for f in facts.facts)
     labels = {e.label for e in facts.entities}
     assert labels == {"Person", "Message", "Attachment", "Issue", "Organization"}
     orgs = {e.name for e in facts.entities if e.label == "Organization"}
-    assert orgs == {"Acme Corp", "globex.example"}          # mapped domain, else the mail domain
+    assert orgs == {"Acme Corp", "globex.example"}  # mapped domain, else the mail domain
     assert set(facts.mentions) == {e.uuid for e in facts.entities}
 
 
@@ -39,10 +54,12 @@ def test_same_input_same_uuids_and_group_is_part_of_the_id():
 
 def test_a_person_is_one_node_across_sources_by_normalised_email():
     from_mail = person_entity("acme", DANA, "email")
-    from_jira = person_entity("acme", Actor(id="jira:557058:abc", name="Dana W.", email=" dana.whitfield@ACME.example "),
-                              "jira")
-    from_sf = person_entity("acme", Actor(id="0035g00000XyZ", name=None, email="Dana.Whitfield@acme.example"),
-                            "salesforce")
+    from_jira = person_entity(
+        "acme", Actor(id="jira:557058:abc", name="Dana W.", email=" dana.whitfield@ACME.example "), "jira"
+    )
+    from_sf = person_entity(
+        "acme", Actor(id="0035g00000XyZ", name=None, email="Dana.Whitfield@acme.example"), "salesforce"
+    )
     assert from_mail.uuid == from_jira.uuid == from_sf.uuid == entity_uuid("acme", "person:dana.whitfield@acme.example")
     no_email = person_entity("acme", Actor(id="jira:557058:zzz", name="Anon"), "jira")
     assert no_email.key == "person:jira:jira:557058:zzz"
@@ -53,6 +70,7 @@ def test_merge_prefers_a_real_name_whatever_the_order():
     named = person_entity("acme", DANA, "email")
     for parts in itertools.permutations([bare, named]):
         from transforms.facts import FactSet
+
         merged = merge_factsets([FactSet(entities=[p]) for p in parts])
         assert [e.name for e in merged.entities] == ["Dana Whitfield"]
 
@@ -67,11 +85,18 @@ def test_standing_relation_is_one_edge_with_the_earliest_time_and_all_episodes()
 
 def test_other_sources_without_rules_still_mention_their_author():
     when = MARCH
-    episode = Episode(id=episode_id("zendesk", "PHX-1", "1"), group_id="acme", timestamp=when, source="zendesk",
-                      actor=EpisodeActor(type="human", id="tom.berger@globex.example", name="Tom Berger"),
-                      intent="report", intent_confidence=0.5, content="x", fingerprint="f",
-                      metadata=EpisodeMetadata(source_key="PHX-1", kind="issue", version="1", occurred_at=when,
-                                               updated_at=when))
+    episode = Episode(
+        id=episode_id("zendesk", "PHX-1", "1"),
+        group_id="acme",
+        timestamp=when,
+        source="zendesk",
+        actor=EpisodeActor(type="human", id="tom.berger@globex.example", name="Tom Berger"),
+        intent="report",
+        intent_confidence=0.5,
+        content="x",
+        fingerprint="f",
+        metadata=EpisodeMetadata(source_key="PHX-1", kind="issue", version="1", occurred_at=when, updated_at=when),
+    )
     facts = episode_facts(episode)
     assert facts.facts == [] and facts.mentions == [entity_uuid("acme", "person:tom.berger@globex.example")]
 
@@ -81,26 +106,44 @@ def d(month: int) -> dt.datetime:
 
 
 def test_timeline_any_arrival_order_gives_the_same_chain():
-    edges = [SlotEdge(uuid="a", object="dana", valid_at=d(3)), SlotEdge(uuid="b", object="priya", valid_at=d(6)),
-             SlotEdge(uuid="c", object="dana", valid_at=d(4)), SlotEdge(uuid="d", object="tom", valid_at=d(9))]
+    edges = [
+        SlotEdge(uuid="a", object="dana", valid_at=d(3)),
+        SlotEdge(uuid="b", object="priya", valid_at=d(6)),
+        SlotEdge(uuid="c", object="dana", valid_at=d(4)),
+        SlotEdge(uuid="d", object="tom", valid_at=d(9)),
+    ]
     now = d(12)
-    results = {tuple(sorted((k, v.invalid_at) for k, v in recompute_slot(list(p), now).items()))
-               for p in itertools.permutations(edges)}
+    results = {
+        tuple(sorted((k, v.invalid_at) for k, v in recompute_slot(list(p), now).items()))
+        for p in itertools.permutations(edges)
+    }
     assert results == {(("a", d(6)), ("b", d(9)), ("c", d(6)), ("d", None))}
 
 
 def test_timeline_rerun_keeps_expired_at_and_source_end_wins_if_earlier():
-    first = recompute_slot([SlotEdge(uuid="a", object="dana", valid_at=d(3), source_invalid_at=d(5)),
-                            SlotEdge(uuid="b", object="priya", valid_at=d(6))], now=d(7))
+    first = recompute_slot(
+        [
+            SlotEdge(uuid="a", object="dana", valid_at=d(3), source_invalid_at=d(5)),
+            SlotEdge(uuid="b", object="priya", valid_at=d(6)),
+        ],
+        now=d(7),
+    )
     assert first["a"].invalid_at == d(5) and first["a"].expired_at == d(7) and first["b"].invalid_at is None
-    stored = [SlotEdge(uuid="a", object="dana", valid_at=d(3), source_invalid_at=d(5), invalid_at=d(5),
-                       expired_at=d(7)), SlotEdge(uuid="b", object="priya", valid_at=d(6))]
+    stored = [
+        SlotEdge(uuid="a", object="dana", valid_at=d(3), source_invalid_at=d(5), invalid_at=d(5), expired_at=d(7)),
+        SlotEdge(uuid="b", object="priya", valid_at=d(6)),
+    ]
     again = recompute_slot(stored, now=d(11))
     assert again["a"].expired_at == d(7) and not again["a"].differs(stored[0])
 
 
 def test_timeline_tombstoned_successor_no_longer_ends_its_predecessor():
-    out = recompute_slot([SlotEdge(uuid="a", object="dana", valid_at=d(3), invalid_at=d(6), expired_at=d(7)),
-                          SlotEdge(uuid="b", object="priya", valid_at=d(6), tombstoned_at=d(8))], now=d(8))
+    out = recompute_slot(
+        [
+            SlotEdge(uuid="a", object="dana", valid_at=d(3), invalid_at=d(6), expired_at=d(7)),
+            SlotEdge(uuid="b", object="priya", valid_at=d(6), tombstoned_at=d(8)),
+        ],
+        now=d(8),
+    )
     assert out["a"].invalid_at is None and out["a"].expired_at is None
     assert out["b"].invalid_at == d(8)

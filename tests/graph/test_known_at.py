@@ -31,6 +31,7 @@ def test_known_at_as_of_and_history_after_a_correction_and_a_late_record(backend
 
     async def ask():
         async with GraphReader(config) as reader:
+
             async def q(**kw):
                 return contacts(await reader.search_facts(QUESTION, group_id=group_id, limit=10, **kw))
 
@@ -47,8 +48,9 @@ def test_known_at_as_of_and_history_after_a_correction_and_a_late_record(backend
                 "before": await q(known_at=at("2026-01-01")),
                 "history": await reader.fact_history("Acme Corp", group_id=group_id),
                 "by_key": await reader.fact_history("org:acme.example", group_id=group_id, relation="contact"),
-                "hits": await reader.search_facts(QUESTION, group_id=group_id, known_at=at("2026-04-01"),
-                                                  as_of=at("2026-04-15")),
+                "hits": await reader.search_facts(
+                    QUESTION, group_id=group_id, known_at=at("2026-04-01"), as_of=at("2026-04-15")
+                ),
             }
 
     got = asyncio.run(ask())
@@ -60,10 +62,10 @@ def test_known_at_as_of_and_history_after_a_correction_and_a_late_record(backend
     assert got["jul"] == [("Dana Whitfield", dana2, None)]
     # and both together: what the graph at t said held at d — closed facts included, their end as known at t
     assert got["apr_asof_feb"] == [("Dana Whitfield", dana1, priya)]
-    assert got["apr_asof_apr15"] == [("Priya Nair", priya, None)]            # open as known on 1 April
-    assert got["may_asof_apr15"] == [("Priya Nair", priya, None)]            # Lee's record not yet ingested
-    assert got["jun_asof_apr15"] == [("Priya Nair", priya, dana2)]           # ended by the change back
-    assert got["jul_asof_apr15"] == [("Lee Chen", lee, dana2)]               # the late record, once known
+    assert got["apr_asof_apr15"] == [("Priya Nair", priya, None)]  # open as known on 1 April
+    assert got["may_asof_apr15"] == [("Priya Nair", priya, None)]  # Lee's record not yet ingested
+    assert got["jun_asof_apr15"] == [("Priya Nair", priya, dana2)]  # ended by the change back
+    assert got["jul_asof_apr15"] == [("Lee Chen", lee, dana2)]  # the late record, once known
     assert got["now_asof_apr15"] == got["jul_asof_apr15"]
     hit = next(h for h in got["hits"] if h.name == "HAS_CONTACT")
     assert hit.interval_exact is True and hit.known_at == at("2026-04-01")
@@ -71,12 +73,22 @@ def test_known_at_as_of_and_history_after_a_correction_and_a_late_record(backend
     # and history: every value in valid-time order with both clocks and its source
     values = got["history"].values
     assert [(v.value, v.valid_at, v.invalid_at) for v in values] == [
-        ("Dana Whitfield", dana1, priya), ("Priya Nair", priya, lee), ("Lee Chen", lee, dana2),
-        ("Dana Whitfield", dana2, None)]
+        ("Dana Whitfield", dana1, priya),
+        ("Priya Nair", priya, lee),
+        ("Lee Chen", lee, dana2),
+        ("Dana Whitfield", dana2, None),
+    ]
     assert [(v.created_at, v.expired_at) for v in values] == [
-        (NIGHTS[0], NIGHTS[1]), (NIGHTS[1], NIGHTS[3]), (NIGHTS[3], NIGHTS[3]), (NIGHTS[2], None)]
+        (NIGHTS[0], NIGHTS[1]),
+        (NIGHTS[1], NIGHTS[3]),
+        (NIGHTS[3], NIGHTS[3]),
+        (NIGHTS[2], None),
+    ]
     assert [(r.at, r.invalid_at) for r in values[1].revisions] == [
-        (NIGHTS[1], None), (NIGHTS[2], dana2), (NIGHTS[3], lee)]                  # when the graph learned each end
+        (NIGHTS[1], None),
+        (NIGHTS[2], dana2),
+        (NIGHTS[3], lee),
+    ]  # when the graph learned each end
     assert [e.source_key for e in values[2].episodes] == ["acct-001/hist-4"]
     assert got["by_key"].subject.name == "Acme Corp" and len(got["by_key"].values) == 4
 
@@ -123,7 +135,7 @@ def test_backfill_of_older_partitions_keeps_both_clocks(backend_config, group_id
         assert after[key][0] == created
         if expired is not None:
             assert after[key][2] is not None and after[key][2] >= expired
-    assert after[("Lee Chen", STEPS[3][1])][0] == NIGHTS[3]                 # recorded when it arrived
+    assert after[("Lee Chen", STEPS[3][1])][0] == NIGHTS[3]  # recorded when it arrived
 
 
 def test_backfill_does_not_revive_a_record_deleted_upstream(backend_config, group_id):
@@ -143,8 +155,12 @@ def test_backfill_does_not_revive_a_record_deleted_upstream(backend_config, grou
             # when a backfill of April brings the same record again
             await ingest(writer, clock, group_id, [3], night=at("2026-06-27", 2))
             after = await edge_times(writer.backend, group_id)
-            rows = await writer.backend.query(group_id, "MATCH ()-[e:RELATES_TO]->(o:Entity {name: 'Lee Chen'}) "
-                                                        "WHERE e.group_id = $g RETURN e.tombstoned_at AS t", g=group_id)
+            rows = await writer.backend.query(
+                group_id,
+                "MATCH ()-[e:RELATES_TO]->(o:Entity {name: 'Lee Chen'}) "
+                "WHERE e.group_id = $g RETURN e.tombstoned_at AS t",
+                g=group_id,
+            )
         return before, after, rows
 
     before, after, rows = asyncio.run(go())

@@ -2,7 +2,6 @@
 the four read-only ones, answers carry times and source episodes, bad inputs are clear errors, nothing is written."""
 
 import asyncio
-import datetime as dt
 import json
 import os
 import subprocess
@@ -35,15 +34,19 @@ def served_graph(request, graph_home, group_id):
     if request.param == "neo4j":
         server = request.getfixturevalue("neo4j_server")
         config = graph_config("neo4j", graph_home, server)
-        env.update(GRAPHFEED_GRAPH_BACKEND="neo4j", NEO4J_URI=server.uri, NEO4J_USER=server.user,
-                   NEO4J_PASSWORD=server.password)
+        env.update(
+            GRAPHFEED_GRAPH_BACKEND="neo4j",
+            NEO4J_URI=server.uri,
+            NEO4J_USER=server.user,
+            NEO4J_PASSWORD=server.password,
+        )
     else:
         config = graph_config("falkordb-embedded", graph_home)
 
     async def write():
         async with GraphWriter(config) as writer:
             await writer.write_batch(episodes(group_id))
-            for episode, facts in contact_change(group_id):      # Acme's contact: Dana from March, Priya from June
+            for episode, facts in contact_change(group_id):  # Acme's contact: Dana from March, Priya from June
                 await writer.write_batch([episode], {group_id: facts})
 
     asyncio.run(write())
@@ -54,18 +57,22 @@ async def exercise(client: Client) -> dict:
     """The questions an agent asks, and the mistakes it makes."""
     tools = (await client.list_tools()).tools
     out = {"tools": {t.name: t for t in tools}}
-    out["risks"] = await client.call_tool("search_episodes", {"query": "warehouse migration",
-                                                              "intent": ["escalate_risk"]})
+    out["risks"] = await client.call_tool(
+        "search_episodes", {"query": "warehouse migration", "intent": ["escalate_risk"]}
+    )
     out["episode"] = await client.call_tool("get_episode", {"id_or_source_key": "<e3@acme.example>"})
-    out["facts"] = await client.call_tool("search_facts", {"query": "Who sent the warehouse migration budget?",
-                                                           "limit": 3})
+    out["facts"] = await client.call_tool(
+        "search_facts", {"query": "Who sent the warehouse migration budget?", "limit": 3}
+    )
     out["page"] = await client.call_tool("list_episodes", {"actor": "tom.berger@globex.example", "limit": 1})
     out["bad_intent"] = await client.call_tool("search_episodes", {"query": "x", "intent": ["gossip"]})
     out["bad_date"] = await client.call_tool("search_facts", {"query": "budget", "as_of": "last tuesday"})
-    out["known_before"] = await client.call_tool("search_facts", {"query": "Who sent the warehouse migration budget?",
-                                                                  "known_at": "2000-01-01"})
-    out["known_later"] = await client.call_tool("search_facts", {"query": "Who sent the warehouse migration budget?",
-                                                                 "known_at": "2999-01-01", "limit": 3})
+    out["known_before"] = await client.call_tool(
+        "search_facts", {"query": "Who sent the warehouse migration budget?", "known_at": "2000-01-01"}
+    )
+    out["known_later"] = await client.call_tool(
+        "search_facts", {"query": "Who sent the warehouse migration budget?", "known_at": "2999-01-01", "limit": 3}
+    )
     out["history"] = await client.call_tool("fact_history", {"subject": "org:acme.example", "relation": "contact"})
     out["history_typo"] = await client.call_tool("fact_history", {"subject": "acme.exmple"})
     out["bad_limit"] = await client.call_tool("list_episodes", {"limit": 0})
@@ -102,20 +109,23 @@ def check_answers(out: dict) -> None:
     assert "unknown intent gossip" in error_text(out["bad_intent"])
     assert "as_of: not a date" in error_text(out["bad_date"])
     assert "limit must be a positive integer" in error_text(out["bad_limit"])
-    assert payload(out["known_before"]) == []                        # nothing was recorded in 2000
+    assert payload(out["known_before"]) == []  # nothing was recorded in 2000
     later = payload(out["known_later"])
     assert later and all(f["known_at"].startswith("2999-01-01") and f["interval_exact"] for f in later)
     history = payload(out["history"])
     assert [(v["value"], v["valid_at"][:10], (v["invalid_at"] or "")[:10]) for v in history["values"]] == [
-        ("Dana Whitfield", "2026-03-02", "2026-06-15"), ("Priya Nair", "2026-06-15", "")]
+        ("Dana Whitfield", "2026-03-02", "2026-06-15"),
+        ("Priya Nair", "2026-06-15", ""),
+    ]
     assert history["values"][0]["episodes"][0]["source_key"] == "acct-001/hist-1"
     assert "(org:acme.example)" in error_text(out["history_typo"])
     assert "no episode" in error_text(out["missing"])
 
 
 def test_stdio_client_reads_the_graph(served_graph):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "pipelines.commands", "mcp"], env=served_graph,
-                                   cwd=str(ROOT))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "pipelines.commands", "mcp"], env=served_graph, cwd=str(ROOT)
+    )
 
     async def go():
         async with Client(params) as client:
@@ -127,16 +137,23 @@ def test_stdio_client_reads_the_graph(served_graph):
 def test_http_client_reads_the_graph(served_graph, tmp_path):
     port = free_port()
     log = (tmp_path / "mcp.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "pipelines.commands", "mcp", "--http", f"127.0.0.1:{port}"],
-                            env=served_graph, cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=log)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipelines.commands", "mcp", "--http", f"127.0.0.1:{port}"],
+        env=served_graph,
+        cwd=str(ROOT),
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+    )
     try:
         deadline = time.monotonic() + 120
         while not port_accepts("127.0.0.1", port):
             assert proc.poll() is None, (tmp_path / "mcp.log").read_text(errors="replace")[-2000:]
             if time.monotonic() > deadline:
                 proc.kill()
-                pytest.fail("graphfeed mcp --http did not listen within 120 s:\n"
-                            + (tmp_path / "mcp.log").read_text(errors="replace")[-3000:])
+                pytest.fail(
+                    "graphfeed mcp --http did not listen within 120 s:\n"
+                    + (tmp_path / "mcp.log").read_text(errors="replace")[-3000:]
+                )
             time.sleep(0.3)
 
         async def go():

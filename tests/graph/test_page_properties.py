@@ -12,15 +12,15 @@ import json
 import pytest
 
 from connectors.confluence import ConfluenceExportReader
-from ground.contract import split
 from connectors.graph.backend import as_datetime
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
+from ground.contract import split
 from transforms.build import EpisodeSettings, make_episode
 
 pytestmark = pytest.mark.slow
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 V1_AT = dt.datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 V2_AT = dt.datetime(2026, 5, 11, 14, 30, tzinfo=UTC)
 LENA = {"accountId": "acc-lena", "displayName": "Lena Ortiz", "email": "lena.ortiz@acme.example"}
@@ -28,22 +28,31 @@ OMAR = {"accountId": "acc-omar", "displayName": "Omar Haddad", "email": "omar.ha
 
 
 def details(rows: str) -> str:
-    return (f'<ac:structured-macro ac:name="details"><ac:rich-text-body><table><tbody>{rows}</tbody></table>'
-            '</ac:rich-text-body></ac:structured-macro><p>Cut-over steps follow.</p>')
+    return (
+        f'<ac:structured-macro ac:name="details"><ac:rich-text-body><table><tbody>{rows}</tbody></table>'
+        "</ac:rich-text-body></ac:structured-macro><p>Cut-over steps follow.</p>"
+    )
 
 
 def page(number: int, at: dt.datetime, editor: dict, storage: str) -> dict:
-    return {"id": "131073", "type": "page", "status": "current", "title": "Warehouse migration plan",
-            "space": {"key": "OPS", "name": "Operations"},
-            "history": {"createdDate": V1_AT.isoformat(), "createdBy": LENA},
-            "version": {"number": number, "when": at.isoformat(), "by": editor},
-            "body": {"storage": {"value": storage, "representation": "storage"}}}
+    return {
+        "id": "131073",
+        "type": "page",
+        "status": "current",
+        "title": "Warehouse migration plan",
+        "space": {"key": "OPS", "name": "Operations"},
+        "history": {"createdDate": V1_AT.isoformat(), "createdBy": LENA},
+        "version": {"number": number, "when": at.isoformat(), "by": editor},
+        "body": {"storage": {"value": storage, "representation": "storage"}},
+    }
 
 
 def episodes(tmp_path, group_id):
-    v1 = details('<tr><th>Owner:</th><td><ac:link><ri:user ri:account-id="acc-lena"/></ac:link></td></tr>'
-                 '<tr><th>Status</th><td><ac:structured-macro ac:name="status">'
-                 '<ac:parameter ac:name="title">Draft</ac:parameter></ac:structured-macro></td></tr>')
+    v1 = details(
+        '<tr><th>Owner:</th><td><ac:link><ri:user ri:account-id="acc-lena"/></ac:link></td></tr>'
+        '<tr><th>Status</th><td><ac:structured-macro ac:name="status">'
+        '<ac:parameter ac:name="title">Draft</ac:parameter></ac:structured-macro></td></tr>'
+    )
     v2 = details('<tr><th>owner</th><td><ac:link><ri:user ri:account-id="acc-omar"/></ac:link></td></tr>')
     (tmp_path / "v1.json").write_text(json.dumps(page(1, V1_AT, LENA, v1)))
     (tmp_path / "v2.json").write_text(json.dumps(page(2, V2_AT, OMAR, v2)))
@@ -55,11 +64,14 @@ def episodes(tmp_path, group_id):
 
 async def property_edges(writer, group_id):
     rows = await writer.backend.query(
-        group_id, "MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.name = 'HAS_PROPERTY' "
-                  "RETURN e.fact AS fact, e.valid_at AS valid_at, e.invalid_at AS invalid_at, "
-                  "e.expired_at AS expired_at", g=group_id)
+        group_id,
+        "MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.name = 'HAS_PROPERTY' "
+        "RETURN e.fact AS fact, e.valid_at AS valid_at, e.invalid_at AS invalid_at, "
+        "e.expired_at AS expired_at",
+        g=group_id,
+    )
     ended = [r for r in rows if r["invalid_at"] is not None]
-    assert ended and all(r["expired_at"] is not None for r in ended)      # the graph also knows when it learned it
+    assert ended and all(r["expired_at"] is not None for r in ended)  # the graph also knows when it learned it
     return sorted((r["fact"], as_datetime(r["valid_at"]), as_datetime(r["invalid_at"])) for r in rows)
 
 
@@ -70,27 +82,32 @@ async def run(config, group_id, steps, order):
             await writer.write_batch([steps[i]])
         edges = await property_edges(writer, group_id)
         owners = await writer.backend.query(
-            group_id, "MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.name = 'HAS_PROPERTY' "
-                      "AND e.property_key = 'owner' RETURN DISTINCT o.key AS key", g=group_id)
+            group_id,
+            "MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.name = 'HAS_PROPERTY' "
+            "AND e.property_key = 'owner' RETURN DISTINCT o.key AS key",
+            g=group_id,
+        )
         question = "Who is the owner of the Warehouse migration plan?"
         now = await reader.search_facts(question, group_id=group_id, limit=10)
-        april = await reader.search_facts(question, group_id=group_id, as_of=dt.datetime(2026, 4, 1, tzinfo=UTC),
-                                          limit=10)
+        april = await reader.search_facts(
+            question, group_id=group_id, as_of=dt.datetime(2026, 4, 1, tzinfo=UTC), limit=10
+        )
     return edges, sorted(r["key"] for r in owners), now, april
 
 
 @pytest.mark.parametrize("order", [[0, 1], [1, 0]], ids=["in-order", "out-of-order"])
 def test_given_an_owner_change_and_a_removed_row_then_now_and_as_of_answer_with_intervals(
-        order, backend_config, group_id, tmp_path):
+    order, backend_config, group_id, tmp_path
+):
     steps = episodes(tmp_path, group_id)
     edges, owner_keys, now, april = asyncio.run(run(backend_config(), group_id, steps, order))
 
     assert edges == [
         ("Owner of 'Warehouse migration plan' is Lena Ortiz", V1_AT, V2_AT),
-        ("Status of 'Warehouse migration plan' is Draft", V1_AT, V2_AT),              # the row version 2 removed
-        ("owner of 'Warehouse migration plan' is Omar Haddad", V2_AT, None),        # one slot, key as written
+        ("Status of 'Warehouse migration plan' is Draft", V1_AT, V2_AT),  # the row version 2 removed
+        ("owner of 'Warehouse migration plan' is Omar Haddad", V2_AT, None),  # one slot, key as written
     ]
-    assert owner_keys == ["person:lena.ortiz@acme.example", "person:omar.haddad@acme.example"]   # as in mail
+    assert owner_keys == ["person:lena.ortiz@acme.example", "person:omar.haddad@acme.example"]  # as in mail
     owner_now = [h for h in now if h.name == "HAS_PROPERTY" and h.fact.lower().startswith("owner of")]
     assert [(h.object, h.valid_at, h.invalid_at) for h in owner_now] == [("Omar Haddad", V2_AT, None)]
     assert owner_now[0].episodes and owner_now[0].episodes[0].uuid == steps[1].id

@@ -17,17 +17,23 @@ from tests.graph.audit_scenario import QUESTION, Clock, at, ingest
 
 def stamped(config, group_id: str, *, write: bool = True, **overrides) -> dict:
     """Given a graph written once, optionally re-stamped as if another version had written it."""
+
     async def go():
         clock = Clock(at("2026-01-06", 2))
         async with GraphWriter(config, clock=clock) as writer:
             if write:
                 await ingest(writer, clock, group_id, [0])
             for prop, value in overrides.items():
-                await writer.backend.query(group_id, f"MATCH (m:{META_LABEL} {{group_id: $g}}) SET m.{prop} = $v",
-                                           g=group_id, v=value)
-            rows = await writer.backend.query(group_id, f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN "
-                                                        "m.schema_version AS s, m.graphiti_version AS v, "
-                                                        "m.embedder AS e, m.created_graphiti_version AS cv", g=group_id)
+                await writer.backend.query(
+                    group_id, f"MATCH (m:{META_LABEL} {{group_id: $g}}) SET m.{prop} = $v", g=group_id, v=value
+                )
+            rows = await writer.backend.query(
+                group_id,
+                f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN "
+                "m.schema_version AS s, m.graphiti_version AS v, "
+                "m.embedder AS e, m.created_graphiti_version AS cv",
+                g=group_id,
+            )
         return rows[0]
 
     return asyncio.run(go())
@@ -54,11 +60,11 @@ def test_other_graphiti_version_warns_once_on_every_reader_path(backend_config, 
 
     with caplog.at_level(logging.WARNING, logger="connectors.graph.pins"):
         hits = asyncio.run(read())
-        asyncio.run(read())                                  # a second reader in the same process: still once
+        asyncio.run(read())  # a second reader in the same process: still once
     warned = [r.getMessage() for r in caplog.records if "graphiti-core" in r.getMessage()]
     assert len(warned) == 1
     assert "0.0.1" in warned[0] and graphiti_version() in warned[0] and "docs/operations.md" in warned[0]
-    assert hits                                              # a warning, not a refusal
+    assert hits  # a warning, not a refusal
 
 
 def test_other_embedder_or_schema_major_refuses_every_reader_path(backend_config, group_id):
@@ -69,10 +75,12 @@ def test_other_embedder_or_schema_major_refuses_every_reader_path(backend_config
         async with GraphReader(config) as reader:
             return await call(reader)
 
-    for call in (lambda r: r.search_facts(QUESTION, group_id=group_id),
-                 lambda r: r.list_episodes(group_id=group_id),
-                 lambda r: r.get_episode("acct-001/hist-1", group_id=group_id),
-                 lambda r: r.fact_history("Acme Corp", group_id=group_id)):
+    for call in (
+        lambda r: r.search_facts(QUESTION, group_id=group_id),
+        lambda r: r.list_episodes(group_id=group_id),
+        lambda r: r.get_episode("acct-001/hist-1", group_id=group_id),
+        lambda r: r.fact_history("Acme Corp", group_id=group_id),
+    ):
         with pytest.raises(EmbedderMismatch, match="openai:text-embedding-3-small"):
             asyncio.run(read(call))
 

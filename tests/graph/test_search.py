@@ -9,33 +9,46 @@ import functools
 import pytest
 
 from bench.synthetic_graph import write_synthetic
-from connectors.graph.search_indexes import fulltext_indexes, vector_indexes
 from connectors.graph.reader import GraphReader
+from connectors.graph.search_indexes import fulltext_indexes, vector_indexes
 from connectors.graph.writer import GraphWriter
 from tests.graph.scenario import JUNE, MARCH, PRIYA, TOM, contact_change, email_episode
 
 pytestmark = pytest.mark.slow
 
-UTC = dt.timezone.utc
-QUESTIONS = ["Who is the primary contact of Acme Corp?", "Who got the mail about the Q2 budget?",
-             "Who works with Tom Berger?", "release plan"]
+UTC = dt.UTC
+QUESTIONS = [
+    "Who is the primary contact of Acme Corp?",
+    "Who got the mail about the Q2 budget?",
+    "Who works with Tom Berger?",
+    "release plan",
+]
 MOMENTS = [None, dt.datetime(2026, 5, 1, tzinfo=UTC), dt.datetime(2026, 7, 1, tzinfo=UTC)]
 
 
 def synchronously(test):
     """The graph drivers are async; each test runs on its own event loop."""
+
     @functools.wraps(test)
     def run(*args, **kwargs):
         return asyncio.run(test(*args, **kwargs))
+
     return run
 
 
 async def write_small_company(writer: GraphWriter, group_id: str) -> None:
     for episode, facts in contact_change(group_id):
         await writer.write_batch([episode], {group_id: facts})
-    mails = [email_episode(group_id, f"<m{i}@acme.example>", MARCH + dt.timedelta(days=9 * i), title=title,
-                           to=(TOM, PRIYA) if i % 2 else (TOM,))
-             for i, title in enumerate(["Q2 budget", "release plan", "renewal terms", "incident review", "hiring"])]
+    mails = [
+        email_episode(
+            group_id,
+            f"<m{i}@acme.example>",
+            MARCH + dt.timedelta(days=9 * i),
+            title=title,
+            to=(TOM, PRIYA) if i % 2 else (TOM,),
+        )
+        for i, title in enumerate(["Q2 budget", "release plan", "renewal terms", "incident review", "hiring"])
+    ]
     await writer.write_batch(mails)
 
 
@@ -47,8 +60,11 @@ async def test_writing_a_group_leaves_vector_and_fulltext_indexes(backend_config
         driver = await writer.backend.driver(group_id)
         # then both embeddings have a vector index of the recorded dimension, and graphiti's full-text indexes exist
         assert await vector_indexes(driver, group_id) == {"fact_embedding": 384, "name_embedding": 384}
-        expected = ({"edge_name_and_fact", "node_name_and_summary"} if backend_config().backend == "neo4j"
-                    else {"RELATES_TO", "Entity"})
+        expected = (
+            {"edge_name_and_fact", "node_name_and_summary"}
+            if backend_config().backend == "neo4j"
+            else {"RELATES_TO", "Entity"}
+        )
         assert expected <= await fulltext_indexes(driver, group_id)
         # and preparing the group again (a later run) is idempotent
         writer.backend._drivers.clear()
@@ -66,15 +82,18 @@ async def test_indexed_search_answers_what_the_full_scan_answers(backend_config,
             for moment in MOMENTS:
                 # when the same question is asked through the indexes and by scanning every embedding
                 indexed = await search_facts(writer, question, group_id=group_id, as_of=moment, limit=10)
-                scanned = await search_facts(writer, question, group_id=group_id, as_of=moment, limit=10,
-                                             exact=True)
+                scanned = await search_facts(writer, question, group_id=group_id, as_of=moment, limit=10, exact=True)
                 # then the answers agree: the head identically, the tail as an approximate index allows (Neo4j's
                 # one HNSW index holds every test group of the session, so a near-tie late in the list may swap)
                 head = 5
                 assert [h.model_dump() for h in indexed[:head]] == [h.model_dump() for h in scanned[:head]], (
-                    question, moment)
+                    question,
+                    moment,
+                )
                 assert len({h.uuid for h in indexed} & {h.uuid for h in scanned}) >= len(scanned) - 2, (
-                    question, moment)
+                    question,
+                    moment,
+                )
                 assert indexed and indexed.degraded == [] and scanned.degraded == []
         now = await search_facts(writer, QUESTIONS[0], group_id=group_id)
         assert now[0].name == "HAS_CONTACT" and "Priya Nair" in now[0].fact

@@ -6,13 +6,14 @@ import pytest
 from pipelines.commands import EXIT_USAGE, main
 
 
-def test_given_an_unknown_intent_when_searching_then_a_usage_error_names_the_known_intents(capsys, tmp_path,
-                                                                                          monkeypatch):
+def test_given_an_unknown_intent_when_searching_then_a_usage_error_names_the_known_intents(
+    capsys, tmp_path, monkeypatch
+):
     monkeypatch.setenv("GRAPHFEED_HOME", str(tmp_path))
     assert main(["search", "who escalated?", "--intent", "gossip"]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert "unknown intent gossip" in err and "escalate_risk" in err
-    assert not any(tmp_path.iterdir())                       # nothing opened, nothing written
+    assert not any(tmp_path.iterdir())  # nothing opened, nothing written
 
 
 def test_given_an_unknown_source_then_argparse_refuses_it(capsys):

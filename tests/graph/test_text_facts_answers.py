@@ -11,21 +11,21 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from assets.resources import IntentModelResource, SourceApisResource
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
 from ground.records import RecordFailure
-from assets.resources import IntentModelResource, SourceApisResource
 from tests.graph.conftest import graph_config
 from tests.graph.test_mcp_server import payload
 from transforms.build import EpisodeSettings, build_episodes
 from transforms.references import ReferenceConfig
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]     # trains the intent model, writes ~110 episodes
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]  # trains the intent model, writes ~110 episodes
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample" / "exports"
 ORGS = {"acme.example": "Acme Corp", "northwind.example": "Northwind Analytics"}
-DELIVERY = "<20260423.0905.markus@datenwerk.example>"              # Markus Vogel's German confirmation
-BUDGET = "<20260316.1520.dana@acme.example>"                       # Acme's phase 1 budget decision
+DELIVERY = "<20260423.0905.markus@datenwerk.example>"  # Markus Vogel's German confirmation
+BUDGET = "<20260316.1520.dana@acme.example>"  # Acme's phase 1 budget decision
 
 QUESTIONS = {
     "escalated": "Who escalated the risk?",
@@ -41,10 +41,11 @@ def sample_episodes(tmp_path_factory):
     settings = EpisodeSettings(references=ReferenceConfig(jira_project_keys=["NW", "ACME"]))
     apis, episodes = SourceApisResource(), {}
     for source in ("email", "jira", "confluence", "salesforce"):
-        records = (r for r in apis.export_reader(source, [str(SAMPLE / source)]).read(None)
-                   if not isinstance(r, RecordFailure))
+        records = (
+            r for r in apis.export_reader(source, [str(SAMPLE / source)]).read(None) if not isinstance(r, RecordFailure)
+        )
         for episode in build_episodes(records, classifier, settings, on_failure=lambda failure: None):
-            episodes.setdefault(episode.id, episode)          # a mail's duplicate copies are one episode
+            episodes.setdefault(episode.id, episode)  # a mail's duplicate copies are one episode
     return list(episodes.values())
 
 
@@ -56,18 +57,22 @@ def sample_graph(request, sample_episodes, graph_home):
     if request.param == "neo4j":
         server = request.getfixturevalue("neo4j_server")
         config = graph_config("neo4j", graph_home, server, domain_orgs=ORGS)
-        env.update(GRAPHFEED_GRAPH_BACKEND="neo4j", NEO4J_URI=server.uri, NEO4J_USER=server.user,
-                   NEO4J_PASSWORD=server.password)
+        env.update(
+            GRAPHFEED_GRAPH_BACKEND="neo4j",
+            NEO4J_URI=server.uri,
+            NEO4J_USER=server.user,
+            NEO4J_PASSWORD=server.password,
+        )
     else:
         config = graph_config("falkordb-embedded", graph_home, domain_orgs=ORGS)
-    group = "t_" + os.urandom(6).hex()                       # the Neo4j server is shared by the session
+    group = "t_" + os.urandom(6).hex()  # the Neo4j server is shared by the session
     env["GRAPHFEED_GROUP_ID"] = group
     episodes = [e.model_copy(update={"group_id": group}) for e in sample_episodes]
 
     async def write():
         async with GraphWriter(config) as writer:
             for start in range(0, len(episodes), 50):
-                await writer.write_batch(episodes[start:start + 50])
+                await writer.write_batch(episodes[start : start + 50])
 
     asyncio.run(write())
     return config, env, group
@@ -90,7 +95,7 @@ def check(answers: dict[str, list[dict]]) -> None:
     # person and the intent of the cited episode do not.
     (source,) = escalated["episodes"]
     assert "intent=escalate_risk" in source["source_description"], brief(answers["escalated"])
-    who = answers["confirmed"][0]                              # who: the confirmation (intent or date fact) ...
+    who = answers["confirmed"][0]  # who: the confirmation (intent or date fact) ...
     assert who["name"].startswith("CONFIRMED_DATE") and who["subject"] == "Markus Vogel", brief(answers["confirmed"])
     # ... which date: the confirmation names it, from the German mail of 2026-04-23 ("26.05.2026")
     assert "2026-05-26" in who["fact"] and who["valid_at"].startswith("2026-04-23"), brief(answers["confirmed"])
@@ -107,18 +112,23 @@ def test_search_and_the_mcp_client_answer_who_escalated_confirmed_and_decided_an
     async def search():
         async with GraphWriter(config) as writer:
             reader = GraphReader.sharing(writer)
-            return {key: [h.model_dump(mode="json") for h in await reader.search_facts(q, group_id=group, limit=5)]
-                    for key, q in QUESTIONS.items()}
+            return {
+                key: [h.model_dump(mode="json") for h in await reader.search_facts(q, group_id=group, limit=5)]
+                for key, q in QUESTIONS.items()
+            }
 
     check(asyncio.run(search()))
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "pipelines.commands", "mcp"], env=env,
-                                   cwd=str(ROOT))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "pipelines.commands", "mcp"], env=env, cwd=str(ROOT)
+    )
 
     async def ask():
         async with Client(params) as client:
-            return {key: payload(await client.call_tool("search_facts", {"query": q, "limit": 5}))
-                    for key, q in QUESTIONS.items()}
+            return {
+                key: payload(await client.call_tool("search_facts", {"query": q, "limit": 5}))
+                for key, q in QUESTIONS.items()
+            }
 
     check(asyncio.run(ask()))
     check_filters(config, group)
@@ -126,14 +136,18 @@ def test_search_and_the_mcp_client_answer_who_escalated_confirmed_and_decided_an
 
 def check_filters(config, group: str) -> None:
     """--intent/--source: only facts that a matching episode supports, filtered inside the query."""
+
     async def search(**filters):
         async with GraphWriter(config) as writer:
             reader = GraphReader.sharing(writer)
             return await reader.search_facts("Acme data migration", group_id=group, limit=10, **filters)
 
     def supported(hit, source=None, intent=None) -> bool:
-        return any((source is None or e.source == source)
-                   and (intent is None or f"intent={intent}" in (e.source_description or "")) for e in hit.episodes)
+        return any(
+            (source is None or e.source == source)
+            and (intent is None or f"intent={intent}" in (e.source_description or ""))
+            for e in hit.episodes
+        )
 
     risks = asyncio.run(search(intents=["escalate_risk"]))
     jira_risks = asyncio.run(search(intents=["escalate_risk"], sources=["jira"]))
@@ -142,5 +156,5 @@ def check_filters(config, group: str) -> None:
     assert jira_risks and all(supported(h, "jira", "escalate_risk") for h in jira_risks)
     assert mail and all(supported(h, "email") for h in mail)
     unfiltered = asyncio.run(search())
-    assert not all(supported(h, intent="escalate_risk") for h in unfiltered)       # the filter did something
+    assert not all(supported(h, intent="escalate_risk") for h in unfiltered)  # the filter did something
     assert asyncio.run(search(intents=["close_deal"], sources=["confluence"])) == []

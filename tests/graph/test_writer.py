@@ -9,11 +9,11 @@ from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig
 from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from connectors.graph.writer import GraphWriter
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, PRIYA, TOM, contact_change, email_episode
-from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
+from transforms.episode import Episode, EpisodeActor
 from transforms.facts import entity_uuid
 
 pytestmark = pytest.mark.slow
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 async def counts(writer: GraphWriter, group_id: str) -> dict[str, int]:
@@ -24,11 +24,20 @@ async def counts(writer: GraphWriter, group_id: str) -> dict[str, int]:
 
 
 def mail_batch(group_id: str) -> list[Episode]:
-    first = email_episode(group_id, "<m1@acme.example>", MARCH, cc=(LEE,), refs=["jira:PHX-42"], attachments=[ATTACHMENT])
+    first = email_episode(
+        group_id, "<m1@acme.example>", MARCH, cc=(LEE,), refs=["jira:PHX-42"], attachments=[ATTACHMENT]
+    )
     reply_actor = EpisodeActor(type="human", id=TOM.id, name=TOM.name, email=TOM.email)
     dana = type(TOM)(id=DANA.id, name=DANA.name, email=DANA.email)
-    reply = email_episode(group_id, "<m2@globex.example>", MARCH + dt.timedelta(hours=3), actor=reply_actor,
-                          to=(dana,), title="Re: Q2 budget", parent="<m1@acme.example>")
+    reply = email_episode(
+        group_id,
+        "<m2@globex.example>",
+        MARCH + dt.timedelta(hours=3),
+        actor=reply_actor,
+        to=(dana,),
+        title="Re: Q2 budget",
+        parent="<m1@acme.example>",
+    )
     return [first, reply]
 
 
@@ -63,18 +72,27 @@ def test_email_episodes_person_dedup_by_email_and_graphiti_can_read_them(backend
             await writer.write_batch(episodes)
             driver = await writer.backend.driver(group_id)
             people = await writer.backend.query(
-                group_id, "MATCH (n:Entity:Person) WHERE n.group_id = $g RETURN n.name AS name, n.email AS email",
-                g=group_id)
-            episode = await EpisodicNode.get_by_uuid(driver, episodes[0].id)        # graphiti's own reader
+                group_id,
+                "MATCH (n:Entity:Person) WHERE n.group_id = $g RETURN n.name AS name, n.email AS email",
+                g=group_id,
+            )
+            episode = await EpisodicNode.get_by_uuid(driver, episodes[0].id)  # graphiti's own reader
             props = await writer.backend.query(
-                group_id, "MATCH (n:Episodic {uuid: $u}) RETURN n.intent AS intent, n.references AS refs, "
-                          "n.source_system AS source, n.kind AS kind, n.fingerprint AS fp, "
-                          "n.intent_confidence AS conf", u=episodes[0].id)
+                group_id,
+                "MATCH (n:Episodic {uuid: $u}) RETURN n.intent AS intent, n.references AS refs, "
+                "n.source_system AS source, n.kind AS kind, n.fingerprint AS fp, "
+                "n.intent_confidence AS conf",
+                u=episodes[0].id,
+            )
             edges = await EntityEdge.get_by_uuids(driver, episode.entity_edges)
             dana = await EntityNode.get_by_uuid(driver, entity_uuid(group_id, "person:dana.whitfield@acme.example"))
             decisions = await writer.backend.query(
-                group_id, "MATCH (n:Episodic) WHERE n.group_id = $g AND n.intent = 'decision' AND n.valid_at <= $d "
-                          "RETURN count(n) AS c", g=group_id, d=MARCH + dt.timedelta(hours=1))
+                group_id,
+                "MATCH (n:Episodic) WHERE n.group_id = $g AND n.intent = 'decision' AND n.valid_at <= $d "
+                "RETURN count(n) AS c",
+                g=group_id,
+                d=MARCH + dt.timedelta(hours=1),
+            )
             return people, episode, props[0], edges, dana, decisions[0]["c"]
 
     people, episode, props, edges, dana, decisions = asyncio.run(go())
@@ -82,20 +100,32 @@ def test_email_episodes_person_dedup_by_email_and_graphiti_can_read_them(backend
     assert emails == sorted({"dana.whitfield@acme.example", "tom.berger@globex.example", "lee@acme.example"})
     assert episode.name == "<m1@acme.example>" and episode.source_description == "email/email intent=decision"
     assert episode.valid_at == MARCH and episode.group_id == group_id
-    assert props == {"intent": "decision", "refs": ["jira:PHX-42"], "source": "email", "kind": "email",
-                     "fp": "fp-<m1@acme.example>", "conf": pytest.approx(0.87)}
+    assert props == {
+        "intent": "decision",
+        "refs": ["jira:PHX-42"],
+        "source": "email",
+        "kind": "email",
+        "fp": "fp-<m1@acme.example>",
+        "conf": pytest.approx(0.87),
+    }
     predicates = sorted(e.name for e in edges)
     assert {"SENT", "SENT_TO", "CC", "HAS_ATTACHMENT", "MENTIONS_ISSUE", "WORKS_AT"} <= set(predicates)
     assert dana.name == "Dana Whitfield" and "Person" in dana.labels
-    assert decisions == 1                                  # filter by intent and time on the Episodic node
+    assert decisions == 1  # filter by intent and time on the Episodic node
     assert any(e.fact == "Dana Whitfield emailed Tom Berger about 'Q2 budget' on 2026-03-02" for e in edges)
 
 
 def test_embedder_mismatch_stops_before_writing(graph_home):
     group = "acme"
     config = GraphConfig(home=graph_home)
-    other = GraphConfig(home=graph_home, embedder="openai", embedder_model="text-embedding-3-small",
-                        embedder_api_key="sk-never-used", embedder_base_url="http://127.0.0.1:9/v1", embedding_dim=384)
+    other = GraphConfig(
+        home=graph_home,
+        embedder="openai",
+        embedder_model="text-embedding-3-small",
+        embedder_api_key="sk-never-used",
+        embedder_base_url="http://127.0.0.1:9/v1",
+        embedding_dim=384,
+    )
 
     async def go():
         async with GraphWriter(config) as writer:
@@ -113,7 +143,8 @@ def test_embedder_mismatch_stops_before_writing(graph_home):
 
 def test_bad_group_id_and_llm_mode_are_clear_config_errors(graph_home):
     with pytest.raises(ConfigError, match="letters, digits and '_'"):
-        from connectors.graph.config import validate_group_id
+        from ground.identity import validate_group_id
+
         validate_group_id("acme-prod")
     with pytest.raises(ConfigError, match="needs an LLM endpoint"):
         GraphWriter(GraphConfig(home=graph_home, extraction={"email": "llm"}))
@@ -122,6 +153,7 @@ def test_bad_group_id_and_llm_mode_are_clear_config_errors(graph_home):
         async with GraphWriter(GraphConfig(home=graph_home)) as writer:
             with pytest.raises(ConfigError):
                 await writer.write_batch([email_episode("acme-prod", "<c@acme.example>", MARCH)])
+
     asyncio.run(go())
 
 
@@ -133,7 +165,7 @@ def test_tombstone_invalidates_only_facts_of_that_episode_and_restores_the_prede
         reader = SyncGraphReader(writer)
         for episode, facts in steps:
             writer.write_batch([episode], {group: facts})
-        invalidated = writer.invalidate_episodes([steps[1][0].id], at)          # June record deleted upstream
+        invalidated = writer.invalidate_episodes([steps[1][0].id], at)  # June record deleted upstream
         hits = reader.search("Who is the primary contact of Acme Corp?", group_id=group)
     assert invalidated == 1
     current = [h for h in hits if h.holds_at(dt.datetime(2026, 9, 1, tzinfo=UTC))]

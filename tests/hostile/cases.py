@@ -10,50 +10,100 @@ from typing import Any
 WHEN = "2026-05-04T10:00:00.000+0000"
 
 
-def jira_issue(key: str = "HOST-1", summary: str = "Rollout of the billing connector",
-               description: Any = "The connector goes live next week. Please review the plan.") -> dict:
+def jira_issue(
+    key: str = "HOST-1",
+    summary: str = "Rollout of the billing connector",
+    description: Any = "The connector goes live next week. Please review the plan.",
+) -> dict:
     person = {"accountId": "acc-1", "displayName": "Ada Lovelace", "emailAddress": "ada@example.com"}
     return {
-        "id": "10001", "key": key, "self": "https://jira.example.com/rest/api/2/issue/10001",
+        "id": "10001",
+        "key": key,
+        "self": "https://jira.example.com/rest/api/2/issue/10001",
         "fields": {
-            "summary": summary, "description": description, "created": WHEN, "updated": WHEN,
-            "issuetype": {"name": "Task"}, "project": {"key": "HOST", "name": "Hostile"},
-            "status": {"name": "Open"}, "priority": {"name": "High"}, "resolution": None,
-            "reporter": person, "assignee": person, "creator": person,
-            "labels": ["billing"], "components": [{"name": "api"}], "fixVersions": [{"name": "1.0"}],
-            "issuelinks": [{"type": {"name": "Blocks", "outward": "blocks", "inward": "is blocked by"},
-                            "outwardIssue": {"key": "HOST-2"}}],
+            "summary": summary,
+            "description": description,
+            "created": WHEN,
+            "updated": WHEN,
+            "issuetype": {"name": "Task"},
+            "project": {"key": "HOST", "name": "Hostile"},
+            "status": {"name": "Open"},
+            "priority": {"name": "High"},
+            "resolution": None,
+            "reporter": person,
+            "assignee": person,
+            "creator": person,
+            "labels": ["billing"],
+            "components": [{"name": "api"}],
+            "fixVersions": [{"name": "1.0"}],
+            "issuelinks": [
+                {
+                    "type": {"name": "Blocks", "outward": "blocks", "inward": "is blocked by"},
+                    "outwardIssue": {"key": "HOST-2"},
+                }
+            ],
             "attachment": [{"filename": "plan.pdf", "size": 12, "mimeType": "application/pdf"}],
-            "comment": {"comments": [{"id": "1", "body": "Looks good to me.", "author": person,
-                                      "created": WHEN, "updated": WHEN}]},
+            "comment": {
+                "comments": [
+                    {"id": "1", "body": "Looks good to me.", "author": person, "created": WHEN, "updated": WHEN}
+                ]
+            },
             "customfield_10010": "Team Billing",
         },
-        "changelog": {"histories": [{"id": "5", "created": WHEN, "author": person,
-                                     "items": [{"field": "status", "fromString": "New", "toString": "Open"}]}]},
+        "changelog": {
+            "histories": [
+                {
+                    "id": "5",
+                    "created": WHEN,
+                    "author": person,
+                    "items": [{"field": "status", "fromString": "New", "toString": "Open"}],
+                }
+            ]
+        },
         "names": {"customfield_10010": "Team"},
     }
 
 
-def confluence_page(ident: str = "9001", title: str = "Billing runbook",
-                    storage: str = "<p>Restart the billing worker when the queue stalls.</p>") -> dict:
+def confluence_page(
+    ident: str = "9001",
+    title: str = "Billing runbook",
+    storage: str = "<p>Restart the billing worker when the queue stalls.</p>",
+) -> dict:
     return {
-        "id": ident, "type": "page", "status": "current", "title": title,
+        "id": ident,
+        "type": "page",
+        "status": "current",
+        "title": title,
         "space": {"key": "OPS", "name": "Operations"},
-        "history": {"createdDate": "2026-05-04T10:00:00.000Z",
-                    "createdBy": {"accountId": "acc-1", "displayName": "Ada Lovelace"}},
-        "version": {"number": 2, "when": "2026-05-05T10:00:00.000Z",
-                    "by": {"accountId": "acc-1", "displayName": "Ada Lovelace"}},
+        "history": {
+            "createdDate": "2026-05-04T10:00:00.000Z",
+            "createdBy": {"accountId": "acc-1", "displayName": "Ada Lovelace"},
+        },
+        "version": {
+            "number": 2,
+            "when": "2026-05-05T10:00:00.000Z",
+            "by": {"accountId": "acc-1", "displayName": "Ada Lovelace"},
+        },
         "body": {"storage": {"value": storage, "representation": "storage"}},
     }
 
 
-def salesforce_case(ident: str = "5008d00000AbCdEAAV", subject: str = "Invoice totals are wrong",
-                    description: str = "The March invoice shows the wrong totals. Please correct them.") -> dict:
+def salesforce_case(
+    ident: str = "5008d00000AbCdEAAV",
+    subject: str = "Invoice totals are wrong",
+    description: str = "The March invoice shows the wrong totals. Please correct them.",
+) -> dict:
     return {
         "attributes": {"type": "Case", "url": f"/services/data/v60.0/sobjects/Case/{ident}"},
-        "Id": ident, "CaseNumber": "00001001", "Subject": subject, "Description": description,
-        "Status": "New", "Priority": "High", "CreatedDate": "2026-05-04T10:00:00.000+0000",
-        "LastModifiedDate": "2026-05-04T11:00:00.000+0000", "SystemModstamp": "2026-05-04T11:00:00.000+0000",
+        "Id": ident,
+        "CaseNumber": "00001001",
+        "Subject": subject,
+        "Description": description,
+        "Status": "New",
+        "Priority": "High",
+        "CreatedDate": "2026-05-04T10:00:00.000+0000",
+        "LastModifiedDate": "2026-05-04T11:00:00.000+0000",
+        "SystemModstamp": "2026-05-04T11:00:00.000+0000",
     }
 
 
@@ -61,11 +111,16 @@ def salesforce_query(*records: dict) -> dict:
     return {"totalSize": len(records), "done": True, "records": list(records)}
 
 
-def email(subject: str = "Contract for signature", body: str = "Please sign the attached contract by Friday.",
-          message_id: str = "<good-1@example.com>") -> bytes:
-    return (f"From: Ada Lovelace <ada@example.com>\r\nTo: Bob <bob@example.com>\r\nSubject: {subject}\r\n"
-            f"Date: Mon, 04 May 2026 10:00:00 +0000\r\nMessage-ID: {message_id}\r\n"
-            f"Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n").encode("utf-8")
+def email(
+    subject: str = "Contract for signature",
+    body: str = "Please sign the attached contract by Friday.",
+    message_id: str = "<good-1@example.com>",
+) -> bytes:
+    return (
+        f"From: Ada Lovelace <ada@example.com>\r\nTo: Bob <bob@example.com>\r\nSubject: {subject}\r\n"
+        f"Date: Mon, 04 May 2026 10:00:00 +0000\r\nMessage-ID: {message_id}\r\n"
+        f"Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    ).encode()
 
 
 def dumps(value: Any) -> bytes:

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from ground.contract import split
 from connectors.registry import export_reader
 from connectors.safe_json import JsonInputError, load_json
+from ground.contract import split
 from tests.hostile import cases
 
 GOOD = {
@@ -16,12 +16,18 @@ GOOD = {
 }
 DEEP = {
     "100k arrays": lambda source: cases.deep_array(100_000),
-    "ADF 900 lists": lambda source: cases.with_deep(cases.jira_issue("HOST-9", description=cases.PLACEHOLDER),
-                                                    cases.deep_adf_lists(900)),
+    "ADF 900 lists": lambda source: cases.with_deep(
+        cases.jira_issue("HOST-9", description=cases.PLACEHOLDER), cases.deep_adf_lists(900)
+    ),
     "900 objects in a record": lambda source: cases.with_deep(
-        {"jira": cases.jira_issue("HOST-8"), "confluence": {"results": [cases.confluence_page("9009")]},
-         "salesforce": cases.salesforce_query(cases.salesforce_case("5008d00000AbCdXAAV"))}[source] | {
-            "extra": cases.PLACEHOLDER}, cases.deep_object(900)),
+        {
+            "jira": cases.jira_issue("HOST-8"),
+            "confluence": {"results": [cases.confluence_page("9009")]},
+            "salesforce": cases.salesforce_query(cases.salesforce_case("5008d00000AbCdXAAV")),
+        }[source]
+        | {"extra": cases.PLACEHOLDER},
+        cases.deep_object(900),
+    ),
 }
 
 

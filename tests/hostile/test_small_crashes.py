@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
+from connectors.registry import export_reader
 from ground.contract import split
 from ground.records import ErrorClass, Origin, RecordFailure
-from connectors.registry import export_reader
 from tests.hostile import cases
 
 
@@ -12,8 +12,11 @@ def test_a_zip_inside_a_salesforce_export_zip_is_reported_not_skipped(tmp_path: 
     # given an export zip holding a good CSV and another zip
     inner = cases.zip_of({"Case.csv": b"Id,Subject\n5008d00000AbCdZAAV,x\n"})
     export = tmp_path / "export.zip"
-    export.write_bytes(cases.zip_of({"Case.json": cases.dumps(cases.salesforce_query(cases.salesforce_case())),
-                                     "more/inner.zip": inner}))
+    export.write_bytes(
+        cases.zip_of(
+            {"Case.json": cases.dumps(cases.salesforce_query(cases.salesforce_case())), "more/inner.zip": inner}
+        )
+    )
     # when it is read
     records, failures = split(export_reader("salesforce", [export]).read(None))
     # then the inner zip is a failure naming the member, and the good case is a record
@@ -32,8 +35,12 @@ def test_an_eml_with_a_utf8_bom_is_read(tmp_path: Path):
 
 def test_hostile_member_names_are_shown_escaped_and_plain_ones_verbatim():
     def line(member: str) -> str:
-        return RecordFailure(source="email", location=Origin(file="x.zip", member=member),
-                             error_class=ErrorClass.parse_error, reason="bad\x1b[2J").describe()
+        return RecordFailure(
+            source="email",
+            location=Origin(file="x.zip", member=member),
+            error_class=ErrorClass.parse_error,
+            reason="bad\x1b[2J",
+        ).describe()
 
     assert line("mail/a.eml") == "x.zip, member mail/a.eml: parse_error: bad\\x1b[2J"
     assert "member '..\\\\..\\\\evil.eml'" in line("..\\..\\evil.eml")

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from connectors.registry import export_reader
 from ground.contract import split
 from ground.records import RecordFailure, SourceRecord
-from connectors.registry import export_reader
 from tests.hostile import cases
 
 SHAPES = {
@@ -18,9 +18,11 @@ SHAPES = {
     "salesforce": lambda: cases.salesforce_query(cases.salesforce_case()),
 }
 WRONG = [7, -1.5, "text", "", [], [1, "a"], {}, {"x": 1}, None, True]
-JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                       max_size=3), max_leaves=8)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
 
 
 def read_one(folder: Path, source: str, document) -> tuple[list[SourceRecord], list[RecordFailure]]:
@@ -28,7 +30,7 @@ def read_one(folder: Path, source: str, document) -> tuple[list[SourceRecord], l
     path.write_bytes(cases.dumps(document))
     records, failures = split(export_reader(source, [path]).read(None))
     for record in records:
-        record.model_dump_json()                      # staged as JSON: must serialise whatever the input held
+        record.model_dump_json()  # staged as JSON: must serialise whatever the input held
     for failure in failures:
         assert failure.location.file == str(path) and failure.reason, failure
     return records, failures
@@ -40,7 +42,7 @@ def test_every_field_of_the_wrong_type_gives_a_record_or_a_failure(tmp_path: Pat
     paths = cases.json_paths(good)
     for path in paths:
         for value in WRONG:
-            read_one(tmp_path, source, cases.replaced(good, path, value))     # raises on the old code for some
+            read_one(tmp_path, source, cases.replaced(good, path, value))  # raises on the old code for some
 
 
 def test_issuelinks_as_a_number_is_a_failure_naming_the_field_path(tmp_path: Path):

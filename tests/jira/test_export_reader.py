@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from ground.contract import TimeWindow, split
 from connectors.jira import JiraExportReader
+from ground.contract import TimeWindow, split
 from ground.records import ErrorClass, RecordFailure
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample" / "exports" / "jira"
 CORPUS = ROOT / ".." / "shared" / "corpus" / "jira"
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def read(*paths, **kw):
@@ -26,8 +26,11 @@ def test_given_the_sample_export_then_every_issue_and_comment_is_a_record_and_br
     assert {"ACME-1", "ACME-2", "ACME-7", "ACME-12", "ACME-15", "ACME-18", "NW-101", "NW-104", "NW-108"} <= keys
     assert {"ACME-12#41201", "ACME-12#41204", "NW-101#21011", "NW-104#21041", "NW-108#csv2"} <= keys
     reasons = sorted((f.error_class, Path(f.location.file).name) for f in failures)
-    assert reasons == [(ErrorClass.missing_field, "search-NW-page-1.json"), (ErrorClass.parse_error, "ACME-99-partial.json"),
-                       (ErrorClass.parse_error, "NW-108.csv")]
+    assert reasons == [
+        (ErrorClass.missing_field, "search-NW-page-1.json"),
+        (ErrorClass.parse_error, "ACME-99-partial.json"),
+        (ErrorClass.parse_error, "NW-108.csv"),
+    ]
 
 
 def test_given_acme_12_then_the_record_carries_the_assignee_change_with_its_time_and_people_by_email():
@@ -42,7 +45,9 @@ def test_given_acme_12_then_the_record_carries_the_assignee_change_with_its_time
     assert change["from_person"]["email"] == "michael.chen@northwind.example"
     assert change["to_person"]["email"] == "li.na@huaxin.example"
     assert issue.fields["custom_fields"] == {"Customer": "Acme Corp"}
-    assert issue.fields["links"] == [{"type": "Blocks", "direction": "inward", "verb": "is blocked by", "key": "NW-108"}]
+    assert issue.fields["links"] == [
+        {"type": "Blocks", "direction": "inward", "verb": "is blocked by", "key": "NW-108"}
+    ]
     assert issue.fields["parent"] == "ACME-1"
     assert "Plan: https://northwind.atlassian.net/wiki/spaces/ACME/pages/131074/Data+Migration+Plan" in issue.body
     comment = next(r for r in records if r.source_key == "ACME-12#41204")
@@ -58,11 +63,17 @@ def test_given_the_csv_and_xml_exports_then_they_give_the_same_record_shape():
     records, _ = read(SAMPLE / "NW-104.xml", SAMPLE / "NW-108.csv")
     by_key = {r.source_key: r for r in records}
     xml, csv_ = by_key["NW-104"], by_key["NW-108"]
-    assert xml.fields["format"] == "xml" and xml.fields["status"] == "Done" and xml.fields["assignee"]["name"] == "Markus Vogel"
+    assert (
+        xml.fields["format"] == "xml"
+        and xml.fields["status"] == "Done"
+        and xml.fields["assignee"]["name"] == "Markus Vogel"
+    )
     assert xml.body.startswith("SAP exports use TT.MM.JJJJ") and xml.attachments[0].name == "sap-date-samples.csv"
     assert xml.fields["links"][0]["key"] == "NW-101"
     assert csv_.fields["format"] == "csv" and csv_.occurred_at == dt.datetime(2026, 4, 14, 9, tzinfo=UTC)
-    assert csv_.fields["labels"] == ["acme", "migration"] and csv_.fields["custom_fields"] == {"Story point estimate": "8"}
+    assert csv_.fields["labels"] == ["acme", "migration"] and csv_.fields["custom_fields"] == {
+        "Story point estimate": "8"
+    }
     assert by_key["NW-108#csv1"].occurred_at == dt.datetime(2026, 5, 12, 7, 10, tzinfo=UTC)
 
 
@@ -100,7 +111,9 @@ def test_every_corpus_file_yields_records_or_failures_without_raising():
     webhooks = [p for p in (CORPUS / "mattermost_webhooks" / "testdata").glob("*issue*.json")]
     assert webhooks and all(per_file[str(p)]["record"] >= 1 for p in webhooks)
     records = sum(c["record"] for c in per_file.values())
-    print(f"\njira corpus: {len(files)} files, {records} records, {sum(c['failure'] for c in per_file.values())} failures")
+    print(
+        f"\njira corpus: {len(files)} files, {records} records, {sum(c['failure'] for c in per_file.values())} failures"
+    )
 
 
 @pytest.mark.slow

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from connectors.jira.facts import jira_facts
 from connectors.jira.issue_record import issue_records
+from connectors.registry import episode_facts
 from ground.records import Origin
 from transforms.build import EpisodeSettings, make_episode
-from connectors.registry import episode_facts
 from transforms.facts import slot_key
-from connectors.jira.facts import jira_facts
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "exports" / "jira" / "issues" / "ACME-12.json"
-UTC = dt.timezone.utc
+UTC = dt.UTC
 CHANGE = dt.datetime(2026, 4, 14, 15, tzinfo=UTC)
 ORGS = {"northwind.example": "Northwind Analytics", "huaxin.example": "Huaxin Data Services"}
 SLOT = slot_key("jira:issue:ACME-12", "ASSIGNED_TO")
@@ -34,8 +34,16 @@ def before_and_after():
     after = json.loads(SAMPLE.read_text(encoding="utf-8"))
     before = copy.deepcopy(after)
     fields = before["fields"]
-    fields.update({"assignee": copy.deepcopy(fields["reporter"]), "status": {"name": "To Do"}, "resolution": None,
-                   "priority": {"name": "High"}, "resolutiondate": None, "updated": fields["created"]})
+    fields.update(
+        {
+            "assignee": copy.deepcopy(fields["reporter"]),
+            "status": {"name": "To Do"},
+            "resolution": None,
+            "priority": {"name": "High"},
+            "resolutiondate": None,
+            "updated": fields["created"],
+        }
+    )
     fields["comment"] = {"comments": []}
     before["changelog"] = {"histories": []}
     return episode(before), episode(after)
@@ -49,13 +57,20 @@ def test_given_the_reassignment_then_both_assignees_are_facts_in_one_slot_valid_
     _, after = before_and_after()
     facts = [f for f in jira_facts(after, ORGS).facts if f.single_valued == SLOT]
     assert sorted((f.fact, f.valid_at) for f in facts) == [
-        ("ACME-12 (Data migration from the legacy Oracle warehouse (14 TB)) is assigned to Li Na (from 2026-04-14)",
-         CHANGE),
-        ("ACME-12 (Data migration from the legacy Oracle warehouse (14 TB)) is assigned to Michael Chen (from 2026-03-10)",
-         dt.datetime(2026, 3, 10, 10, 30, tzinfo=UTC)),
+        (
+            "ACME-12 (Data migration from the legacy Oracle warehouse (14 TB)) is assigned to Li Na (from 2026-04-14)",
+            CHANGE,
+        ),
+        (
+            "ACME-12 (Data migration from the legacy Oracle warehouse (14 TB)) is assigned to Michael Chen (from 2026-03-10)",
+            dt.datetime(2026, 3, 10, 10, 30, tzinfo=UTC),
+        ),
     ]
-    statuses = sorted((f.valid_at.date().isoformat(), f.fact.split(" has status ")[1].split(" (")[0])
-                      for f in jira_facts(after, ORGS).facts if f.predicate == "HAS_STATUS")
+    statuses = sorted(
+        (f.valid_at.date().isoformat(), f.fact.split(" has status ")[1].split(" (")[0])
+        for f in jira_facts(after, ORGS).facts
+        if f.predicate == "HAS_STATUS"
+    )
     assert statuses == [("2026-03-10", "To Do"), ("2026-04-14", "In Progress"), ("2026-06-26", "Done")]
 
 
@@ -80,11 +95,16 @@ def test_given_either_arrival_order_then_search_answers_who_is_assigned_now_and_
                 writer.write_batch([episodes[i]])
             question = "Who is ACME-12 data migration assigned to?"
             now = [h for h in reader.search(question, group_id="graphfeed", limit=10) if h.name == "ASSIGNED_TO"]
-            before = [h for h in reader.search(question, group_id="graphfeed", limit=10,
-                                               as_of=dt.datetime(2026, 4, 1, tzinfo=UTC)) if h.name == "ASSIGNED_TO"]
+            before = [
+                h
+                for h in reader.search(
+                    question, group_id="graphfeed", limit=10, as_of=dt.datetime(2026, 4, 1, tzinfo=UTC)
+                )
+                if h.name == "ASSIGNED_TO"
+            ]
     finally:
         shutil.rmtree(home, ignore_errors=True)
     assert now[0].object == "Li Na" and now[0].invalid_at is None and now[0].valid_at == CHANGE
     michael = next(h for h in now if h.object == "Michael Chen")
-    assert michael.invalid_at == CHANGE                              # ended at the change time
+    assert michael.invalid_at == CHANGE  # ended at the change time
     assert [h.object for h in before] == ["Michael Chen"]

@@ -7,16 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from ground.contract import split
 from connectors.jira import JiraExportReader
+from ground.contract import split
 from tests.fidelity import below, corpus_dir, report, token_recall
 from transforms.build import record_text
 
 pytestmark = pytest.mark.slow
 
 # Markup that is not the author's words: block macros, heading/quote line markers, emoticon codes.
-_WIKI_MARKUP = re.compile(r"\{(code|noformat|quote|panel|color|anchor|section|column|expand|info|note|tip|warning)"
-                          r"(:[^}]*)?\}|^\s*(h[1-6]|bq)\.\s|\((y|n|i|x|/|!)\)", re.IGNORECASE | re.MULTILINE)
+_WIKI_MARKUP = re.compile(
+    r"\{(code|noformat|quote|panel|color|anchor|section|column|expand|info|note|tip|warning)"
+    r"(:[^}]*)?\}|^\s*(h[1-6]|bq)\.\s|\((y|n|i|x|/|!)\)",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def adf_words(node) -> list[str]:
@@ -66,7 +69,7 @@ def source_texts(data) -> dict[str, str]:
             if isinstance(comment, dict) and comment.get("id"):
                 out.setdefault(f"{issue['key']}#{comment['id']}", source_text(comment.get("body")))
     if isinstance(data, dict) and isinstance(data.get("comment"), dict) and isinstance(data.get("issue"), dict):
-        comment = data["comment"]                                   # a comment webhook
+        comment = data["comment"]  # a comment webhook
         out.setdefault(f"{data['issue'].get('key')}#{comment.get('id')}", source_text(comment.get("body")))
     return {key: text for key, text in out.items() if text.strip()}
 
@@ -77,7 +80,7 @@ def measure(root: Path) -> tuple[list[tuple[str, float, str, str]], list[str]]:
         try:
             data = json.loads(path.read_bytes())
         except (ValueError, UnicodeDecodeError):
-            continue                                    # the deliberately malformed files: the reader test's business
+            continue  # the deliberately malformed files: the reader test's business
         wanted = source_texts(data)
         if not wanted:
             continue

@@ -39,13 +39,26 @@ def test_given_the_real_jira_cli_adf_corpus_then_structure_survives():
     assert "```go\npackage main" in text
 
 
-@pytest.mark.parametrize("hostile", [
-    None, "", "plain", 42, [], {}, {"type": "doc"}, {"type": "doc", "content": "nope"},
-    {"type": "doc", "content": [{"type": "mystery", "content": [{"type": "text", "text": "kept"}]}]},
-    {"type": "doc", "content": [{"type": "paragraph", "content": [{"type": "text", "text": None, "marks": [1]}]}]},
-    {"type": "doc", "content": [{"type": "heading", "attrs": {"level": "x"}, "content": [{"type": "text", "text": "h"}]}]},
-    {"type": "doc", "content": [{"type": "date", "attrs": {"timestamp": "not a number"}}]},
-])
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        None,
+        "",
+        "plain",
+        42,
+        [],
+        {},
+        {"type": "doc"},
+        {"type": "doc", "content": "nope"},
+        {"type": "doc", "content": [{"type": "mystery", "content": [{"type": "text", "text": "kept"}]}]},
+        {"type": "doc", "content": [{"type": "paragraph", "content": [{"type": "text", "text": None, "marks": [1]}]}]},
+        {
+            "type": "doc",
+            "content": [{"type": "heading", "attrs": {"level": "x"}, "content": [{"type": "text", "text": "h"}]}],
+        },
+        {"type": "doc", "content": [{"type": "date", "attrs": {"timestamp": "not a number"}}]},
+    ],
+)
 def test_given_odd_adf_then_nothing_raises(hostile):
     assert isinstance(adf_to_text(hostile), str)
 

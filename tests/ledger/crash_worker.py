@@ -20,7 +20,7 @@ def main(url: str, graph_log: str, mode: str) -> None:
     ledger = Ledger(url)
     for number in (1, 2, 3):
         batch = ledger.claim(BATCH)
-        with open(graph_log, "a") as log:             # graph writes: idempotent by episode id
+        with open(graph_log, "a") as log:  # graph writes: idempotent by episode id
             log.writelines(f"{e.id}\n" for e in batch)
             log.flush()
             os.fsync(log.fileno())

@@ -4,7 +4,7 @@ import datetime as dt
 
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 
-DAY = dt.datetime(2025, 6, 1, tzinfo=dt.timezone.utc)
+DAY = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
 
 
 def make_episode(
@@ -31,7 +31,12 @@ def make_episode(
         intent_confidence=0.9,
         content=content,
         metadata=EpisodeMetadata(
-            source_key=key, kind=kind, thread_key=thread, version=version, occurred_at=when, updated_at=when,
+            source_key=key,
+            kind=kind,
+            thread_key=thread,
+            version=version,
+            occurred_at=when,
+            updated_at=when,
             duplicate_keys=duplicate_keys or [],
         ),
         fingerprint=fingerprint or f"fp-{source}-{key}",

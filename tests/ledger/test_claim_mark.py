@@ -43,14 +43,13 @@ def test_mark_ingested_marks_the_whole_batch_and_adds_up_cost(ledger):
     assert abs(row.cost_usd - 0.01) < 1e-9 and row.ingested_at is not None
     assert ledger.get(batch[1]).facts_written == 0
     assert [e.id for e in ledger.claim(10)] == [eps[3].id]
-    assert ledger.mark_ingested(batch) == 0                # already ingested: nothing to change
+    assert ledger.mark_ingested(batch) == 0  # already ingested: nothing to change
 
 
 def test_a_failed_attempt_then_success_keeps_the_tokens_of_both(ledger):
     ep = make_episode("email", "m")
     ledger.register([ep], "2025-06-01")
-    ledger.mark_failed(ep.id, "api_error", "rate limited", max_attempts=3, tokens_in=50, cost_usd=0.5,
-                       now=DAY)
+    ledger.mark_failed(ep.id, "api_error", "rate limited", max_attempts=3, tokens_in=50, cost_usd=0.5, now=DAY)
 
     ledger.mark_ingested([ep.id], tokens_in={ep.id: 70}, cost_usd={ep.id: 0.25})
 

@@ -11,10 +11,22 @@ def test_counts_per_status_and_source(ledger):
     ledger.mark_ingested([mail[1].id])
     ledger.mark_failed(mail[2].id, "api_error", "x", max_attempts=1)
 
-    assert ledger.counts() == {"pending": 2, "ingested": 1, "duplicate": 1, "failed": 0, "quarantined": 1,
-                               "tombstoned": 0}
-    assert ledger.counts("jira") == {"pending": 1, "ingested": 0, "duplicate": 1, "failed": 0, "quarantined": 0,
-                                     "tombstoned": 0}
+    assert ledger.counts() == {
+        "pending": 2,
+        "ingested": 1,
+        "duplicate": 1,
+        "failed": 0,
+        "quarantined": 1,
+        "tombstoned": 0,
+    }
+    assert ledger.counts("jira") == {
+        "pending": 1,
+        "ingested": 0,
+        "duplicate": 1,
+        "failed": 0,
+        "quarantined": 0,
+        "tombstoned": 0,
+    }
     assert ledger.backlog() == 2 and ledger.backlog("email") == 1
     assert [f.episode_id for f in ledger.failures(source="email")] == [mail[2].id]
     assert ledger.failures(source="jira") == []
@@ -22,12 +34,19 @@ def test_counts_per_status_and_source(ledger):
 
 def test_runs_record_the_backlog_they_leave_behind(ledger):
     for night in range(4):
-        nightly = [make_episode("email", f"n{night}-{i}", at=DAY + dt.timedelta(days=night, minutes=i)) for i in range(3)]
+        nightly = [
+            make_episode("email", f"n{night}-{i}", at=DAY + dt.timedelta(days=night, minutes=i)) for i in range(3)
+        ]
         ledger.register(nightly, f"2025-06-0{night + 1}")
-        batch = ledger.claim(1, sources=["email"])          # ingestion falls behind: 1 of 3 per night
+        batch = ledger.claim(1, sources=["email"])  # ingestion falls behind: 1 of 3 per night
         ledger.mark_ingested([e.id for e in batch])
-        ledger.record_run(f"run-{night}", source="email", partition=f"2025-06-0{night + 1}",
-                          started_at=DAY + dt.timedelta(days=night), counts={"ingested": len(batch)})
+        ledger.record_run(
+            f"run-{night}",
+            source="email",
+            partition=f"2025-06-0{night + 1}",
+            started_at=DAY + dt.timedelta(days=night),
+            counts={"ingested": len(batch)},
+        )
     ledger.record_run("run-3", source="email", started_at=DAY + dt.timedelta(days=3), counts={"ingested": 1})
 
     recent = ledger.recent_runs("email", 10)
@@ -53,7 +72,7 @@ def test_default_url_puts_the_ledger_in_the_home_and_creates_it(tmp_path):
     with Ledger(ledger_url_for_home(home)) as ledger:
         ledger.register([make_episode("email", "m")], "2025-06-01")
     assert (home / "ledger.sqlite").exists()
-    with Ledger(ledger_url_for_home(home)) as reopened:           # schema creation is idempotent
+    with Ledger(ledger_url_for_home(home)) as reopened:  # schema creation is idempotent
         assert reopened.backlog() == 1
 
 

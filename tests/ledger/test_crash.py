@@ -20,7 +20,7 @@ def test_given_claimed_but_unmarked_batch_when_a_new_instance_opens_then_it_is_s
     first_run = Ledger(ledger_url)
     first_run.register(eps, "2025-06-01")
     first_run.mark_ingested([e.id for e in first_run.claim(3)])
-    lost_batch = first_run.claim(3)                        # claimed, "written", never marked: the run dies here
+    lost_batch = first_run.claim(3)  # claimed, "written", never marked: the run dies here
     first_run.dispose()
 
     with Ledger(ledger_url) as next_run:
@@ -41,13 +41,16 @@ def test_given_a_run_killed_by_sigkill_when_rerun_then_every_episode_is_ingested
 
     proc = subprocess.run(
         [sys.executable, "-m", "tests.ledger.crash_worker", ledger_url, str(graph_log), mode],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     with Ledger(ledger_url) as rerun:
         counts = rerun.counts()
-        assert counts["ingested"] == 2 * BATCH               # batch 3 was never committed, not even partly
+        assert counts["ingested"] == 2 * BATCH  # batch 3 was never committed, not even partly
         assert counts["pending"] == len(eps) - 2 * BATCH
         while batch := rerun.claim(BATCH):
             with graph_log.open("a") as log:
@@ -57,6 +60,6 @@ def test_given_a_run_killed_by_sigkill_when_rerun_then_every_episode_is_ingested
         assert all(rerun.get(e.id).status == Status.ingested for e in eps)
 
     writes = Counter(graph_log.read_text().split())
-    assert set(writes) == {e.id for e in eps}                # nothing lost
+    assert set(writes) == {e.id for e in eps}  # nothing lost
     rewritten = {i for i, n in writes.items() if n > 1}
-    assert rewritten == {e.id for e in eps[2 * BATCH:3 * BATCH]}   # only the unmarked batch, rewritten idempotently
+    assert rewritten == {e.id for e in eps[2 * BATCH : 3 * BATCH]}  # only the unmarked batch, rewritten idempotently

@@ -36,7 +36,7 @@ def test_given_same_fingerprint_from_two_sources_when_registered_then_second_is_
     note = make_episode("salesforce", "00T1", fingerprint="same", duplicate_keys=["00T1-old"])
     ledger.register([mail], "2025-06-01")
 
-    result = ledger.register([note], "2025-06-02")        # a later run, another source
+    result = ledger.register([note], "2025-06-02")  # a later run, another source
 
     assert (result.new, result.duplicates) == (0, 1)
     dup = ledger.get(note.id)
@@ -70,7 +70,7 @@ def test_given_more_episodes_than_a_chunk_then_all_are_registered_and_payloads_r
     eps = many("email", CHUNK * 2 + 7)
     eps.append(make_episode("jira", "late-dup", fingerprint=eps[3].fingerprint))
 
-    result = ledger.register(iter(eps), "2025-06-01")      # a generator: registered chunk by chunk
+    result = ledger.register(iter(eps), "2025-06-01")  # a generator: registered chunk by chunk
 
     assert (result.new, result.duplicates) == (CHUNK * 2 + 7, 1)
     assert ledger.get(eps[3].id).source_keys == [eps[3].metadata.source_key, "late-dup"]
@@ -79,11 +79,10 @@ def test_given_more_episodes_than_a_chunk_then_all_are_registered_and_payloads_r
 
 
 def test_given_two_writers_racing_on_the_same_events_then_exactly_one_owns_each(ledger_url):
-    Ledger(ledger_url).dispose()                           # schema first, so the race is on rows only
+    Ledger(ledger_url).dispose()  # schema first, so the race is on rows only
     n = 150
     per_writer = [
-        [make_episode(src, f"{src}-{i}", fingerprint=f"event-{i}") for i in range(n)]
-        for src in ("email", "salesforce")
+        [make_episode(src, f"{src}-{i}", fingerprint=f"event-{i}") for i in range(n)] for src in ("email", "salesforce")
     ]
     barrier = threading.Barrier(2)
     results, errors = [], []
@@ -92,9 +91,9 @@ def test_given_two_writers_racing_on_the_same_events_then_exactly_one_owns_each(
         try:
             with Ledger(ledger_url) as own:
                 barrier.wait()
-                for i in range(0, n, 10):                  # many small transactions interleave
-                    results.append(own.register(eps[i:i + 10], "2025-06-01"))
-        except Exception as exc:                           # surfaced below, never swallowed
+                for i in range(0, n, 10):  # many small transactions interleave
+                    results.append(own.register(eps[i : i + 10], "2025-06-01"))
+        except Exception as exc:  # surfaced below, never swallowed
             errors.append(exc)
 
     threads = [threading.Thread(target=write, args=(eps,)) for eps in per_writer]
@@ -124,6 +123,6 @@ def test_odd_but_valid_episodes_register_on_every_backend(ledger):
 
     assert result.new == 2
     assert ledger.get(nul.id).source_key == "<ab@x>"
-    assert ledger.payload(nul.id) == nul                   # the payload keeps the exact text
+    assert ledger.payload(nul.id) == nul  # the payload keeps the exact text
     assert ledger.tombstone("email", ["<a\x00b@x>"]) == [nul.id]
     assert [e.id for e in ledger.claim(5)] == [long.id]

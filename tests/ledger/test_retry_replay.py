@@ -28,7 +28,12 @@ def test_failures_back_off_exponentially_then_quarantine_at_max_attempts(ledger)
     t2 = t1 + dt.timedelta(hours=1)
     assert ledger.mark_failed(ep.id, "timeout", "gave up", max_attempts=3, now=t2) == "quarantined"
     row = ledger.get(ep.id)
-    assert (row.status, row.attempts, row.last_error_class, row.last_error) == (Status.quarantined, 3, "timeout", "gave up")
+    assert (row.status, row.attempts, row.last_error_class, row.last_error) == (
+        Status.quarantined,
+        3,
+        "timeout",
+        "gave up",
+    )
     assert row.next_attempt_at is None
     assert [h["attempt"] for h in row.error_history] == [1, 2, 3]
     assert ledger.claim(10, now=t2 + dt.timedelta(days=365)) == []
@@ -75,9 +80,9 @@ def test_error_messages_are_truncated_and_scrubbed(ledger):
 def test_replay_requeues_failed_and_quarantined_keeping_the_history(ledger):
     a, b, c = make_episode("email", "a"), make_episode("email", "b"), make_episode("jira", "c")
     ledger.register([a, b, c], "2025-06-01")
-    ledger.mark_failed(a.id, "api_error", "boom", max_attempts=1, now=T0)          # quarantined
-    ledger.mark_failed(b.id, "api_error", "boom", max_attempts=3, now=T0)          # failed, backing off
-    ledger.mark_failed(c.id, "api_error", "boom", max_attempts=1, now=T0)          # quarantined, other source
+    ledger.mark_failed(a.id, "api_error", "boom", max_attempts=1, now=T0)  # quarantined
+    ledger.mark_failed(b.id, "api_error", "boom", max_attempts=3, now=T0)  # failed, backing off
+    ledger.mark_failed(c.id, "api_error", "boom", max_attempts=1, now=T0)  # quarantined, other source
 
     assert ledger.replay(source="email") == 2
 
@@ -102,9 +107,10 @@ def test_a_stored_payload_that_no_longer_parses_is_quarantined_not_blocking(ledg
     bad, good = make_episode("email", "bad", at=DAY), make_episode("email", "good", at=DAY + dt.timedelta(hours=1))
     ledger.register([bad, good], "2025-06-01")
     engine = sa.create_engine(ledger_url)
-    with engine.begin() as conn:                           # an old row written by a different Episode schema
-        conn.execute(sa.text("UPDATE episodes SET payload = :p WHERE episode_id = :i"),
-                     {"p": '{"id": "x"}', "i": bad.id})
+    with engine.begin() as conn:  # an old row written by a different Episode schema
+        conn.execute(
+            sa.text("UPDATE episodes SET payload = :p WHERE episode_id = :i"), {"p": '{"id": "x"}', "i": bad.id}
+        )
     engine.dispose()
 
     assert ledger.claim(1) == [good]

@@ -17,8 +17,8 @@ def test_tombstone_marks_every_version_and_returns_their_ids_again_on_rerun(ledg
     assert {ledger.get(i).status for i in ids} == {Status.tombstoned}
     assert ledger.get(other.id).status == Status.pending
     assert [e.id for e in ledger.claim(10)] == [other.id]
-    assert ledger.tombstone("confluence", ["page-7"]) == ids       # idempotent: the writer may redo invalidation
-    assert ledger.tombstone("jira", ["page-7"]) == []               # keys are per source
+    assert ledger.tombstone("confluence", ["page-7"]) == ids  # idempotent: the writer may redo invalidation
+    assert ledger.tombstone("jira", ["page-7"]) == []  # keys are per source
 
 
 def test_tombstoned_duplicate_leaves_the_canonical_source_keys(ledger):
@@ -45,7 +45,7 @@ def test_tombstoned_canonical_hands_the_event_to_its_oldest_surviving_duplicate(
     assert (heir.status, heir.duplicate_of, heir.source_keys) == (Status.pending, None, ["00T", "J-1"])
     assert ledger.get(jira.id).duplicate_of == crm.id
     assert [e.id for e in ledger.claim(10)] == [crm.id]
-    later = make_episode("email", "<m-again@x>", fingerprint="f")   # the event still has an owner
+    later = make_episode("email", "<m-again@x>", fingerprint="f")  # the event still has an owner
     assert ledger.register([later], "2025-06-02").duplicates == 1
     assert ledger.get(later.id).duplicate_of == crm.id
 
@@ -65,12 +65,15 @@ def test_tombstoned_canonical_without_duplicates_frees_its_fingerprint(ledger):
 def test_a_deleted_record_takes_its_comments_and_nothing_else(ledger):
     # given an issue with two comments, a page with one, and records that only look related
     issue = make_episode("jira", "PHX-1", fingerprint="i")
-    comments = [make_episode("jira", f"PHX-1#{n}", fingerprint=f"c{n}", kind="comment", thread="PHX-1")
-                for n in (10001, 10002)]
+    comments = [
+        make_episode("jira", f"PHX-1#{n}", fingerprint=f"c{n}", kind="comment", thread="PHX-1") for n in (10001, 10002)
+    ]
     page_comment = make_episode("confluence", "9001", fingerprint="pc", kind="comment", thread="777")
-    others = [make_episode("jira", "PHX-10#1", fingerprint="o1", kind="comment", thread="PHX-10"),
-              make_episode("email", "<reply@x>", fingerprint="o2", kind="email", thread="PHX-1"),
-              make_episode("jira", "PHX-2", fingerprint="o3", kind="issue", thread="PHX-1")]
+    others = [
+        make_episode("jira", "PHX-10#1", fingerprint="o1", kind="comment", thread="PHX-10"),
+        make_episode("email", "<reply@x>", fingerprint="o2", kind="email", thread="PHX-1"),
+        make_episode("jira", "PHX-2", fingerprint="o3", kind="issue", thread="PHX-1"),
+    ]
     ledger.register([issue, *comments, page_comment, *others], "2025-06-01")
 
     # when the issue and the page are tombstoned

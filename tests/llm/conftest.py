@@ -10,7 +10,7 @@ import pytest
 
 from tests.llm.scripted_server import ScriptedOpenAI
 
-T0 = dt.datetime(2026, 4, 1, 9, 0, tzinfo=dt.timezone.utc)
+T0 = dt.datetime(2026, 4, 1, 9, 0, tzinfo=dt.UTC)
 
 
 @pytest.fixture
@@ -21,7 +21,7 @@ def llm_server():
 
 @pytest.fixture
 def graph_home():
-    home = Path(tempfile.mkdtemp(prefix="gfl-"))       # short: unix socket path limit
+    home = Path(tempfile.mkdtemp(prefix="gfl-"))  # short: unix socket path limit
     yield home
     shutil.rmtree(home, ignore_errors=True)
 
@@ -36,11 +36,22 @@ def llm_settings(server: ScriptedOpenAI, **overrides):
     from connectors.graph.llm.settings import LLMSettings
 
     prices = dict(DEFAULT_PRICES)
-    prices["scripted-large"] = ModelPrice(input_per_mtok=1000.0, output_per_mtok=4000.0)   # big, so costs are visible
+    prices["scripted-large"] = ModelPrice(input_per_mtok=1000.0, output_per_mtok=4000.0)  # big, so costs are visible
     prices["scripted-small"] = ModelPrice(input_per_mtok=100.0, output_per_mtok=400.0)
-    values = dict(base_url=server.base_url, api_key="test-key", model="scripted-large", small_model="scripted-small",
-                  timeout_s=5.0, backoff_base_s=0.01, backoff_max_s=0.05, max_retries=3, concurrency=2,
-                  requests_per_minute=None, tokens_per_minute=None, prices=prices)
+    values = dict(
+        base_url=server.base_url,
+        api_key="test-key",
+        model="scripted-large",
+        small_model="scripted-small",
+        timeout_s=5.0,
+        backoff_base_s=0.01,
+        backoff_max_s=0.05,
+        max_retries=3,
+        concurrency=2,
+        requests_per_minute=None,
+        tokens_per_minute=None,
+        prices=prices,
+    )
     values.update(overrides)
     return LLMSettings(**values)
 
@@ -55,9 +66,16 @@ def mail(group_id: str, key: str, content: str, when: dt.datetime = T0, title: s
     from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 
     return Episode(
-        id=episode_id("email", key, "1"), group_id=group_id, timestamp=when, source="email",
+        id=episode_id("email", key, "1"),
+        group_id=group_id,
+        timestamp=when,
+        source="email",
         actor=EpisodeActor(type="human", id="dana@acme.example", name="Dana Fox", email="dana@acme.example"),
-        intent="decision", intent_confidence=0.9, content=content,
-        metadata=EpisodeMetadata(source_key=key, kind="email", version="1", title=title, occurred_at=when,
-                                 updated_at=when),
-        fingerprint=f"fp-{key}")
+        intent="decision",
+        intent_confidence=0.9,
+        content=content,
+        metadata=EpisodeMetadata(
+            source_key=key, kind="email", version="1", title=title, occurred_at=when, updated_at=when
+        ),
+        fingerprint=f"fp-{key}",
+    )

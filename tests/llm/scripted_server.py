@@ -16,10 +16,65 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-STOP = {"The", "This", "That", "These", "Those", "We", "I", "You", "It", "Our", "Please", "Thanks", "Thank", "Hi",
-        "Hello", "Dear", "Best", "Regards", "Re", "Fwd", "Subject", "From", "To", "Cc", "Date", "And", "But", "For",
-        "With", "On", "In", "At", "As", "If", "So", "Also", "Kind", "Der", "Die", "Das", "Wir", "Ich", "Sie", "Und",
-        "Mit", "Von", "Im", "Am", "Bitte", "Danke", "Viele", "Gruesse", "Grüße", "Hallo", "Liebe", "Lieber", "Mfg"}
+STOP = {
+    "The",
+    "This",
+    "That",
+    "These",
+    "Those",
+    "We",
+    "I",
+    "You",
+    "It",
+    "Our",
+    "Please",
+    "Thanks",
+    "Thank",
+    "Hi",
+    "Hello",
+    "Dear",
+    "Best",
+    "Regards",
+    "Re",
+    "Fwd",
+    "Subject",
+    "From",
+    "To",
+    "Cc",
+    "Date",
+    "And",
+    "But",
+    "For",
+    "With",
+    "On",
+    "In",
+    "At",
+    "As",
+    "If",
+    "So",
+    "Also",
+    "Kind",
+    "Der",
+    "Die",
+    "Das",
+    "Wir",
+    "Ich",
+    "Sie",
+    "Und",
+    "Mit",
+    "Von",
+    "Im",
+    "Am",
+    "Bitte",
+    "Danke",
+    "Viele",
+    "Gruesse",
+    "Grüße",
+    "Hallo",
+    "Liebe",
+    "Lieber",
+    "Mfg",
+}
 _TAGS = ("CURRENT MESSAGE", "CURRENT_MESSAGE", "TEXT", "JSON")
 _NAME = re.compile(r"\b[A-ZÄÖÜ][\w\-]+(?:\s+[A-ZÄÖÜ][\w\-]+)*")
 
@@ -68,21 +123,39 @@ def default_answer(schema: str, prompt: str) -> dict[str, Any]:
     if schema == "NodeResolutions":
         extracted = json_section(prompt, "ENTITIES")
         existing = json_section(prompt, "EXISTING ENTITIES")
-        by_name = {str(e.get("name", "")).lower(): e.get("candidate_id", e.get("idx", -1)) for e in existing
-                   if isinstance(e, dict)}
+        by_name = {
+            str(e.get("name", "")).lower(): e.get("candidate_id", e.get("idx", -1))
+            for e in existing
+            if isinstance(e, dict)
+        }
         out = []
         for i, e in enumerate(extracted):
             name = e.get("name", "") if isinstance(e, dict) else str(e)
-            out.append({"id": e.get("id", i) if isinstance(e, dict) else i, "name": name,
-                        "duplicate_candidate_id": by_name.get(name.lower(), -1)})
+            out.append(
+                {
+                    "id": e.get("id", i) if isinstance(e, dict) else i,
+                    "name": name,
+                    "duplicate_candidate_id": by_name.get(name.lower(), -1),
+                }
+            )
         return {"entity_resolutions": out}
     if schema == "ExtractedEdges":
         names = [e.get("name") for e in json_section(prompt, "ENTITIES") if isinstance(e, dict) and e.get("name")]
         if len(names) < 2:
             return {"edges": []}
         a, b = names[0], names[1]
-        return {"edges": [{"source_entity_name": a, "target_entity_name": b, "relation_type": "WORKS_WITH",
-                           "fact": f"{a} works with {b}", "valid_at": None, "invalid_at": None}]}
+        return {
+            "edges": [
+                {
+                    "source_entity_name": a,
+                    "target_entity_name": b,
+                    "relation_type": "WORKS_WITH",
+                    "fact": f"{a} works with {b}",
+                    "valid_at": None,
+                    "invalid_at": None,
+                }
+            ]
+        }
     if schema == "EdgeTimestamps":
         return {"valid_at": None, "invalid_at": None}
     if schema == "BatchEdgeTimestamps":
@@ -113,8 +186,16 @@ def schema_name(body: dict[str, Any]) -> str:
 class Fault:
     """One scripted misbehaviour, used once (or `times` times) by the next matching request."""
 
-    def __init__(self, kind: str, *, schema: str | None = None, times: int = 1, retry_after: float | None = None,
-                 delay: float = 0.0, status: int = 500):
+    def __init__(
+        self,
+        kind: str,
+        *,
+        schema: str | None = None,
+        times: int = 1,
+        retry_after: float | None = None,
+        delay: float = 0.0,
+        status: int = 500,
+    ):
         self.kind, self.schema, self.times = kind, schema, times
         self.retry_after, self.delay, self.status = retry_after, delay, status
 
@@ -123,7 +204,7 @@ class ScriptedOpenAI:
     def __init__(self) -> None:
         self.answers: dict[str, Callable[[str], dict] | dict] = {}
         self.faults: list[Fault] = []
-        self.requests: list[dict[str, Any]] = []      # {schema, model, status, prompt_tokens, at}
+        self.requests: list[dict[str, Any]] = []  # {schema, model, status, prompt_tokens, at}
         self._lock = threading.Lock()
         server = self
 
@@ -199,15 +280,32 @@ class ScriptedOpenAI:
             inputs = body.get("input") or []
             inputs = [inputs] if isinstance(inputs, str) else inputs
             dim = int(body.get("dimensions") or 8)
-            data = [{"object": "embedding", "index": i,
-                     "embedding": [((hash(t) >> k) % 97) / 97.0 for k in range(dim)]} for i, t in enumerate(inputs)]
+            data = [
+                {"object": "embedding", "index": i, "embedding": [((hash(t) >> k) % 97) / 97.0 for k in range(dim)]}
+                for i, t in enumerate(inputs)
+            ]
             used = sum(tokens(str(t)) for t in inputs)
-            return 200, {"object": "list", "data": data, "model": body.get("model"),
-                         "usage": {"prompt_tokens": used, "total_tokens": used}}, {}, 0.0
+            return (
+                200,
+                {
+                    "object": "list",
+                    "data": data,
+                    "model": body.get("model"),
+                    "usage": {"prompt_tokens": used, "total_tokens": used},
+                },
+                {},
+                0.0,
+            )
         prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
         schema = schema_name(body)
-        record = {"schema": schema, "model": body.get("model"), "status": 200, "prompt_tokens": tokens(prompt),
-                  "at": time.monotonic(), "json_mode": (body.get("response_format") or {}).get("type")}
+        record = {
+            "schema": schema,
+            "model": body.get("model"),
+            "status": 200,
+            "prompt_tokens": tokens(prompt),
+            "at": time.monotonic(),
+            "json_mode": (body.get("response_format") or {}).get("type"),
+        }
         fault = self._take_fault(schema)
         delay = fault.delay if fault else 0.0
         content: str | None = None
@@ -215,14 +313,18 @@ class ScriptedOpenAI:
             record["status"] = 429
             self.requests.append(record)
             headers = {"retry-after": str(fault.retry_after)} if fault.retry_after is not None else {}
-            return 429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}, \
-                headers, 0.0
+            return (
+                429,
+                {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}},
+                headers,
+                0.0,
+            )
         if fault and fault.kind == "500":
             record["status"] = fault.status
             self.requests.append(record)
             return fault.status, {"error": {"message": "upstream error", "type": "server_error"}}, {}, 0.0
         if fault and fault.kind == "malformed":
-            content = '{"extracted_entities": [{"name": "Acme", '          # truncated JSON
+            content = '{"extracted_entities": [{"name": "Acme", '  # truncated JSON
         elif fault and fault.kind == "invalid":
             content = json.dumps({"unexpected": True})
         if content is None:
@@ -232,11 +334,22 @@ class ScriptedOpenAI:
             content = json.dumps(answer if answer is not None else default_answer(schema, prompt))
         self.requests.append(record)
         completion = tokens(content)
-        return 200, {
-            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": record["prompt_tokens"], "completion_tokens": completion,
-                      "total_tokens": record["prompt_tokens"] + completion},
-        }, {}, delay
+        return (
+            200,
+            {
+                "id": f"chatcmpl-{len(self.requests)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model"),
+                "choices": [
+                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                ],
+                "usage": {
+                    "prompt_tokens": record["prompt_tokens"],
+                    "completion_tokens": completion,
+                    "total_tokens": record["prompt_tokens"] + completion,
+                },
+            },
+            {},
+            delay,
+        )

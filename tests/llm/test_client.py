@@ -14,9 +14,10 @@ from tests.llm.conftest import llm_settings
 
 
 def ask(client, prompt="extract_nodes.extract_text", size=ModelSize.medium):
-    messages = [Message(role="system", content="You extract entities."),
-                Message(role="user", content="<CURRENT MESSAGE>\nAlice Chen met Bob Stone at Acme Corp.\n"
-                                             "</CURRENT MESSAGE>")]
+    messages = [
+        Message(role="system", content="You extract entities."),
+        Message(role="user", content="<CURRENT MESSAGE>\nAlice Chen met Bob Stone at Acme Corp.\n</CURRENT MESSAGE>"),
+    ]
     return client.generate_response(messages, response_model=ExtractedEntities, prompt_name=prompt, model_size=size)
 
 
@@ -50,9 +51,9 @@ def test_usage_per_prompt_is_recorded_and_priced(llm_server):
     u = meter.episodes["ep-1"]
     assert u.calls == 2 and set(u.by_prompt) == {"extract_nodes.extract_text", "extract_edges.extract_timestamps"}
     assert u.tokens_in == sum(r["prompt_tokens"] for r in llm_server.requests)
-    out_cost = (settings.price_table().cost("scripted-large", 0, u.by_prompt["extract_nodes.extract_text"].tokens_out)
-                + settings.price_table().cost("scripted-small", 0,
-                                              u.by_prompt["extract_edges.extract_timestamps"].tokens_out))
+    out_cost = settings.price_table().cost(
+        "scripted-large", 0, u.by_prompt["extract_nodes.extract_text"].tokens_out
+    ) + settings.price_table().cost("scripted-small", 0, u.by_prompt["extract_edges.extract_timestamps"].tokens_out)
     assert u.cost_usd == pytest.approx(expected_cost(llm_server, settings) + out_cost)
     # graphiti's own tracker sees the same numbers (the generic client alone records nothing)
     tracked = client.token_tracker.get_usage()["extract_nodes.extract_text"]

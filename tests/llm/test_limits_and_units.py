@@ -49,9 +49,9 @@ def test_given_tpm_when_tokens_would_overflow_then_the_call_waits_and_settle_use
 
     async def go():
         h = await limiter.acquire(80)
-        limiter.settle(h, 30)                     # the response said 30 tokens, not 80
-        await limiter.acquire(60)                 # 30 + 60 <= 100: no wait
-        await limiter.acquire(50)                 # 90 + 50 > 100: waits
+        limiter.settle(h, 30)  # the response said 30 tokens, not 80
+        await limiter.acquire(60)  # 30 + 60 <= 100: no wait
+        await limiter.acquire(50)  # 90 + 50 > 100: waits
 
     asyncio.run(go())
     assert len(t.slept) == 1 and t.slept[0] == pytest.approx(60.0)
@@ -72,15 +72,19 @@ def test_given_a_retry_after_pause_then_every_caller_waits_that_long():
 def test_retry_after_forms():
     assert retry_after_seconds({"retry-after": "3"}) == 3.0
     assert retry_after_seconds({"retry-after-ms": "1500"}) == 1.5
-    now = dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.timezone.utc)
+    now = dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.UTC)
     assert retry_after_seconds({"retry-after": "Thu, 01 Jan 2026 12:00:07 GMT"}, now) == 7.0
     assert retry_after_seconds({}) is None
     assert retry_after_seconds({"retry-after": "soon"}) is None
 
 
 def test_unparseable_dates_are_counted_anywhere_in_a_response():
-    payload = {"edges": [{"valid_at": "2026-04-01T00:00:00Z", "invalid_at": None},
-                         {"valid_at": "next Tuesday", "invalid_at": "Q3"}]}
+    payload = {
+        "edges": [
+            {"valid_at": "2026-04-01T00:00:00Z", "invalid_at": None},
+            {"valid_at": "next Tuesday", "invalid_at": "Q3"},
+        ]
+    }
     assert count_unparseable_dates(payload) == 2
     assert count_unparseable_dates({"valid_at": None, "invalid_at": None}) == 0
 
@@ -94,7 +98,7 @@ def test_chunks_are_bounded_deterministic_and_cover_the_text():
     assert len({c.uuid for c in chunks}) == len(chunks) and "ep-1" not in {c.uuid for c in chunks}
     for i in range(12):
         assert any(f"Paragraph {i}." in c.text for c in chunks)
-    assert chunk_uuid("ep-1", 0, 1) == "ep-1"                  # unsplit: the episode's own node
+    assert chunk_uuid("ep-1", 0, 1) == "ep-1"  # unsplit: the episode's own node
     assert split_text("short", 100) == ["short"]
 
 
@@ -108,19 +112,29 @@ def test_llm_mode_needs_an_endpoint_and_prices(tmp_path):
     with pytest.raises(ConfigError, match="needs an LLM endpoint"):
         GraphConfig(home=tmp_path, extraction={"email": "llm"}).check()
     with pytest.raises(ConfigError, match="no price for model"):
-        GraphConfig(home=tmp_path, extraction={"email": "both"},
-                    llm=LLMSettings(base_url="http://x/v1", model="mystery-7b", small_model=None)).check()
-    GraphConfig(home=tmp_path, extraction={"email": "llm"},
-                llm=LLMSettings(base_url="http://x/v1", model="gpt-4.1-mini")).check()
-    GraphConfig(home=tmp_path).check()                          # no endpoint, structured: exactly as before
+        GraphConfig(
+            home=tmp_path,
+            extraction={"email": "both"},
+            llm=LLMSettings(base_url="http://x/v1", model="mystery-7b", small_model=None),
+        ).check()
+    GraphConfig(
+        home=tmp_path, extraction={"email": "llm"}, llm=LLMSettings(base_url="http://x/v1", model="gpt-4.1-mini")
+    ).check()
+    GraphConfig(home=tmp_path).check()  # no endpoint, structured: exactly as before
 
 
 def test_settings_from_env():
     assert llm_settings_from_env({}) is None
-    s = llm_settings_from_env({"GRAPHFEED_LLM_BASE_URL": "http://h/v1", "GRAPHFEED_LLM_MODEL": "local",
-                               "GRAPHFEED_LLM_PRICES": '{"local": [0, 0]}', "GRAPHFEED_LLM_REVIEW_SOURCES": "email",
-                               "GRAPHFEED_LLM_REQUESTS_PER_MINUTE": "off",
-                               "GRAPHFEED_LLM_MAX_COST_PER_SOURCE_NIGHT_USD": "email=2.5,jira=1"})
+    s = llm_settings_from_env(
+        {
+            "GRAPHFEED_LLM_BASE_URL": "http://h/v1",
+            "GRAPHFEED_LLM_MODEL": "local",
+            "GRAPHFEED_LLM_PRICES": '{"local": [0, 0]}',
+            "GRAPHFEED_LLM_REVIEW_SOURCES": "email",
+            "GRAPHFEED_LLM_REQUESTS_PER_MINUTE": "off",
+            "GRAPHFEED_LLM_MAX_COST_PER_SOURCE_NIGHT_USD": "email=2.5,jira=1",
+        }
+    )
     assert s.model == "local" and s.price_table().cost("local", 10**6, 10**6) == 0.0
     assert s.review_sources == ["email"] and s.requests_per_minute is None
     assert s.max_cost_per_source_night_usd == {"email": 2.5, "jira": 1.0}
@@ -134,33 +148,40 @@ def test_estimate_grows_with_content_and_history_refits_it():
     e_long = estimate_episodes(long, settings, source="email")
     assert e_short.chunks == 4 and e_long.chunks > 4 * 4
     assert e_long.tokens_in > e_short.tokens_in and e_long.cost_usd > e_short.cost_usd
-    assert e_short.calls == 20                                  # default 5 calls per chunk
+    assert e_short.calls == 20  # default 5 calls per chunk
     skipping = LLMSettings(base_url="http://x/v1", skip_intents=["decision"])
     assert estimate_episodes(short, skipping, source="email").skipped == 4
     # a record that says it has no free text (a CRM contact) is not worth a call; unknown stays worth one
-    no_text = [e.model_copy(update={"metadata": e.metadata.model_copy(update={"fields": {"free_text": flag}})})
-               for e, flag in zip(short, (False, False, True, None))]
+    no_text = [
+        e.model_copy(update={"metadata": e.metadata.model_copy(update={"fields": {"free_text": flag}})})
+        for e, flag in zip(short, (False, False, True, None))
+    ]
     assert estimate_episodes(no_text, settings, source="email").skipped == 2
 
     # history: tokens_in = 1000 per chunk + 2 per content token exactly -> the fit recovers it
-    rows = [(ch, chars, 3 * ch, 1000 * ch + 2 * -(-chars // 4), 50 * ch, 0.01 * ch)
-            for ch, chars in [(1, 400), (1, 800), (2, 4000), (3, 9000), (1, 100), (2, 2000)]]
+    rows = [
+        (ch, chars, 3 * ch, 1000 * ch + 2 * -(-chars // 4), 50 * ch, 0.01 * ch)
+        for ch, chars in [(1, 400), (1, 800), (2, 4000), (3, 9000), (1, 100), (2, 2000)]
+    ]
     profile = fit_profile(rows)
     assert isinstance(profile, CallProfile)
     assert profile.calls_per_chunk == pytest.approx(3.0)
     assert profile.tokens_in_per_chunk == pytest.approx(1000, rel=1e-6)
     assert profile.tokens_in_per_content_token == pytest.approx(2.0, rel=1e-6)
-    assert fit_profile(rows[:3]) is None                        # too little history: default profile
+    assert fit_profile(rows[:3]) is None  # too little history: default profile
 
 
 def test_estimate_command_prints_calls_tokens_cost_without_calling_a_model(tmp_path, capsys):
-    from connectors.graph.llm import cli_commands
+    from pipelines.commands import review as cli_commands
 
     path = tmp_path / "episodes.jsonl"
     path.write_text("\n".join(mail("g", f"<{i}>", "Alice Chen met Bob Stone.").model_dump_json() for i in range(3)))
-    config = GraphConfig(home=tmp_path, extraction={"email": "llm"},
-                         llm=LLMSettings(base_url="http://127.0.0.1:9/v1", model="gpt-4.1-mini"))
+    config = GraphConfig(
+        home=tmp_path,
+        extraction={"email": "llm"},
+        llm=LLMSettings(base_url="http://127.0.0.1:9/v1", model="gpt-4.1-mini"),
+    )
     assert cli_commands.estimate(config, "email", episodes_path=path, max_cost_usd=5.0) == 0
     shown = capsys.readouterr().out
     assert "episodes        3" in shown and "LLM calls       15" in shown and "fits" in shown
-    assert cli_commands.estimate(GraphConfig(home=tmp_path), "email", episodes_path=path) == 1   # no endpoint
+    assert cli_commands.estimate(GraphConfig(home=tmp_path), "email", episodes_path=path) == 1  # no endpoint

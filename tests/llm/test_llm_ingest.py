@@ -5,12 +5,12 @@ import datetime as dt
 
 import pytest
 
-from flow.ingest import IngestLimits, IngestStats, write_backlog
 from connectors.graph.config import GraphConfig
 from connectors.graph.ledger import Ledger, ledger_url_for_home
-from connectors.graph.llm import cli_commands
 from connectors.graph.llm.store import LLMStore
 from connectors.graph.sync_facade import SyncGraphWriter
+from flow.ingest import IngestLimits, IngestStats, write_backlog
+from pipelines.commands import review as cli_commands
 from tests.llm.conftest import T0, llm_config, mail
 
 TEXTS = [
@@ -60,23 +60,28 @@ def test_llm_mode_writes_facts_at_the_source_time_and_books_cost_per_episode(gra
     assert set(stats.llm_tokens_by_prompt) >= {"extract_nodes.extract_message", "extract_edges.edge"}
     assert len(stats.batch_costs_usd) == stats.batches
 
-    got = query(config, group_id, "MATCH (e:Episodic) RETURN e.uuid AS uuid, e.valid_at AS valid_at, "
-                                  "e.intent AS intent, e.source_system AS src ORDER BY e.valid_at")
-    assert [g["uuid"] for g in got] == [e.id for e in eps]            # deterministic ids, one node per episode
-    assert all(g["intent"] == "decision" and g["src"] == "email" for g in got)   # our properties survive graphiti
+    got = query(
+        config,
+        group_id,
+        "MATCH (e:Episodic) RETURN e.uuid AS uuid, e.valid_at AS valid_at, "
+        "e.intent AS intent, e.source_system AS src ORDER BY e.valid_at",
+    )
+    assert [g["uuid"] for g in got] == [e.id for e in eps]  # deterministic ids, one node per episode
+    assert all(g["intent"] == "decision" and g["src"] == "email" for g in got)  # our properties survive graphiti
     assert [g["valid_at"][:19] for g in got] == [e.timestamp.isoformat()[:19] for e in eps]
-    facts = query(config, group_id, "MATCH ()-[r:RELATES_TO]->() RETURN r.fact AS fact, r.valid_at AS v, "
-                                    "r.episodes AS eps")
+    facts = query(
+        config, group_id, "MATCH ()-[r:RELATES_TO]->() RETURN r.fact AS fact, r.valid_at AS v, r.episodes AS eps"
+    )
     assert facts and all(f["v"] for f in facts)
     by_episode = {e.id: e.timestamp.isoformat()[:19] for e in eps}
-    assert all(f["v"][:19] == by_episode[f["eps"][0]] for f in facts)   # undated facts take the episode's time
+    assert all(f["v"][:19] == by_episode[f["eps"][0]] for f in facts)  # undated facts take the episode's time
 
 
 def test_run_budget_stops_early_and_leaves_the_rest_pending(graph_home, llm_server, ledger, group_id):
     config = llm_config(graph_home, llm_server)
     eps = episodes(group_id, 3)
     ledger.register(eps, partition="2026-04-01")
-    stats = run(config, ledger, IngestLimits(max_cost_usd=0.5, backoff_seconds=0))   # one episode costs > $0.5
+    stats = run(config, ledger, IngestLimits(max_cost_usd=0.5, backoff_seconds=0))  # one episode costs > $0.5
 
     assert stats.stopped_by == "max_cost" and stats.ingested == 1 and stats.attempted == 1
     assert ledger.backlog("email") == 2 and ledger.counts("email")["pending"] == 2
@@ -93,15 +98,16 @@ def test_source_night_budget_holds_across_runs(graph_home, llm_server, ledger, g
     assert second.ingested == 0 and second.stopped_by == "max_cost_source_night"
     assert ledger.counts("email")["pending"] == 1
     store = LLMStore(ledger_url_for_home(graph_home))
-    assert store.spent_on_night("email", dt.datetime.now(dt.timezone.utc).date()) == pytest.approx(first.cost_usd)
+    assert store.spent_on_night("email", dt.datetime.now(dt.UTC).date()) == pytest.approx(first.cost_usd)
 
 
-def test_bad_output_is_retried_then_quarantined_with_reason_and_replay_brings_it_back(graph_home, llm_server, ledger,
-                                                                                          group_id):
+def test_bad_output_is_retried_then_quarantined_with_reason_and_replay_brings_it_back(
+    graph_home, llm_server, ledger, group_id
+):
     config = llm_config(graph_home, llm_server, max_retries=1)
     eps = episodes(group_id, 2)
     ledger.register(eps, partition="2026-04-01")
-    llm_server.fault("invalid", schema="ExtractedEdges", times=2)      # the first episode's edge call, both attempts
+    llm_server.fault("invalid", schema="ExtractedEdges", times=2)  # the first episode's edge call, both attempts
     stats = run(config, ledger, IngestLimits(max_cost_usd=1000.0, max_attempts=1, backoff_seconds=0))
 
     assert stats.ingested == 1 and stats.quarantined == 1 and stats.llm_invalid_output == 2
@@ -113,12 +119,23 @@ def test_bad_output_is_retried_then_quarantined_with_reason_and_replay_brings_it
     assert again.ingested == 1 and ledger.counts("email")["ingested"] == 2 and ledger.backlog("email") == 0
 
 
-def test_unparseable_model_dates_are_counted_and_do_not_replace_the_source_time(graph_home, llm_server, ledger,
-                                                                               group_id):
+def test_unparseable_model_dates_are_counted_and_do_not_replace_the_source_time(
+    graph_home, llm_server, ledger, group_id
+):
     def edges(prompt):
-        return {"edges": [{"source_entity_name": "Alice Chen", "target_entity_name": "Acme Corp",
-                           "relation_type": "WORKS_AT", "fact": "Alice Chen works at Acme Corp",
-                           "valid_at": "sometime next spring", "invalid_at": None}]}
+        return {
+            "edges": [
+                {
+                    "source_entity_name": "Alice Chen",
+                    "target_entity_name": "Acme Corp",
+                    "relation_type": "WORKS_AT",
+                    "fact": "Alice Chen works at Acme Corp",
+                    "valid_at": "sometime next spring",
+                    "invalid_at": None,
+                }
+            ]
+        }
+
     llm_server.answers["ExtractedEdges"] = edges
     config = llm_config(graph_home, llm_server)
     eps = episodes(group_id, 1)
@@ -139,21 +156,22 @@ def test_review_holds_llm_facts_until_approved(graph_home, llm_server, ledger, g
 
     assert stats.ingested == 2 and stats.held_for_review == 2 and stats.cost_usd > 0
     assert query(config, group_id, "MATCH ()-[r:RELATES_TO]->() RETURN count(r) AS n")[0]["n"] == 0
-    assert query(config, group_id, "MATCH (e:Episodic) RETURN count(e) AS n")[0]["n"] == 2   # the records are in
+    assert query(config, group_id, "MATCH (e:Episodic) RETURN count(e) AS n")[0]["n"] == 2  # the records are in
     assert cli_commands.review_list(url) == 0
     assert cli_commands.review_show(url, eps[0].id) == 0
     shown = capsys.readouterr().out
     assert "2 pending" in shown and "Alice Chen works with Acme Corp" in shown
 
     assert cli_commands.review_reject(url, [eps[1].id], note="wrong") == 0
-    assert cli_commands.review_approve(config, url) == 0                # all pending: only eps[0] is left
+    assert cli_commands.review_approve(config, url) == 0  # all pending: only eps[0] is left
     facts = query(config, group_id, "MATCH ()-[r:RELATES_TO]->() RETURN r.fact AS fact, r.episodes AS eps")
     assert [f["fact"] for f in facts] == ["Alice Chen works with Acme Corp"] and facts[0]["eps"] == [eps[0].id]
-    props = query(config, group_id, "MATCH (e:Episodic {uuid: $u}) RETURN e.intent AS i, e.entity_edges AS ee",
-                  u=eps[0].id)[0]
+    props = query(
+        config, group_id, "MATCH (e:Episodic {uuid: $u}) RETURN e.intent AS i, e.entity_edges AS ee", u=eps[0].id
+    )[0]
     assert props["i"] == "decision" and len(props["ee"]) == 1
     assert LLMStore(url).counts() == {"pending": 0, "approved": 1, "rejected": 1}
-    assert cli_commands.review_approve(config, url) == 1                # nothing left
+    assert cli_commands.review_approve(config, url) == 1  # nothing left
 
 
 def test_long_content_is_chunked_into_deterministic_episodes(graph_home, llm_server, ledger, group_id):
@@ -163,24 +181,30 @@ def test_long_content_is_chunked_into_deterministic_episodes(graph_home, llm_ser
     ledger.register([ep], partition="2026-04-01")
     stats = run(config, ledger)
     assert stats.ingested == 1
-    chunks = query(config, group_id, "MATCH (e:Episodic) WHERE e.parent_episode = $p RETURN e.uuid AS u, "
-                                     "e.chunk_index AS i, e.chunk_count AS n, e.valid_at AS v ORDER BY i", p=ep.id)
+    chunks = query(
+        config,
+        group_id,
+        "MATCH (e:Episodic) WHERE e.parent_episode = $p RETURN e.uuid AS u, "
+        "e.chunk_index AS i, e.chunk_count AS n, e.valid_at AS v ORDER BY i",
+        p=ep.id,
+    )
     n = chunks[0]["n"]
     assert n > 1 and [c["i"] for c in chunks] == list(range(n))
     assert ep.id not in {c["u"] for c in chunks}
     assert all(c["v"][:19] == ep.timestamp.isoformat()[:19] for c in chunks)
-    assert llm_server.schemas().count("ExtractedEntities") == n             # one extraction per chunk
+    assert llm_server.schemas().count("ExtractedEntities") == n  # one extraction per chunk
 
 
 def test_both_mode_keeps_structured_facts_and_adds_llm_facts(graph_home, llm_server, ledger, group_id):
     config = llm_config(graph_home, llm_server, mode="both")
     ep = mail(group_id, "<both@acme.example>", TEXTS[0])
     ledger.register([ep], partition="2026-04-01")
-    structured = run(GraphConfig(home=graph_home), ledger)              # what structured mode alone writes
+    structured = run(GraphConfig(home=graph_home), ledger)  # what structured mode alone writes
     assert structured.ingested == 1 and structured.cost_usd == 0
-    structured_edges = query(config, group_id, "MATCH (e:Episodic {uuid: $u}) RETURN e.entity_edges AS ee",
-                             u=ep.id)[0]["ee"]
-    assert structured_edges                                             # sender -> recipients facts etc.
+    structured_edges = query(config, group_id, "MATCH (e:Episodic {uuid: $u}) RETURN e.entity_edges AS ee", u=ep.id)[0][
+        "ee"
+    ]
+    assert structured_edges  # sender -> recipients facts etc.
     ledger.replay(source="email", status=("ingested",))
     both = run(config, ledger)
     assert both.ingested == 1 and both.llm_facts >= 1

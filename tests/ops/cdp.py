@@ -13,9 +13,19 @@ from pathlib import Path
 
 from tests.servers._process import free_port, stop_group
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    "--mute-audio",
+)
 
 
 def chromium_binary() -> str | None:
@@ -32,9 +42,20 @@ class Browser:
         self.profile = Path(tempfile.mkdtemp(prefix="graphfeed-chromium-"))
         self.port = free_port()
         self.proc = subprocess.Popen(
-            [binary, *FLAGS, f"--user-data-dir={self.profile}", f"--remote-debugging-port={self.port}",
-             "--remote-debugging-address=127.0.0.1", f"--window-size={width},{height}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+            [
+                binary,
+                *FLAGS,
+                f"--user-data-dir={self.profile}",
+                f"--remote-debugging-port={self.port}",
+                "--remote-debugging-address=127.0.0.1",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         self.width, self.height = width, height
         self._ids = itertools.count(1)
         self._ws = None
@@ -59,8 +80,13 @@ class Browser:
             time.sleep(0.2)
         self._ws = connect(pages[0]["webSocketDebuggerUrl"], max_size=None, open_timeout=10)
         self.send("Page.enable")
-        self.send("Emulation.setDeviceMetricsOverride",
-                  width=self.width, height=self.height, deviceScaleFactor=1, mobile=False)
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            width=self.width,
+            height=self.height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
         return self
 
     def send(self, method: str, **params) -> dict:

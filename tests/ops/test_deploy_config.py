@@ -15,8 +15,13 @@ from flow.settings import REPO_ROOT
 DEPLOY = REPO_ROOT / "deploy"
 INSTANCE_YAML = DEPLOY / "k8s" / "dagster-instance.yaml"
 HELM_VALUES = DEPLOY / "helm" / "dagster-values.yaml"
-PG_ENV = {"DAGSTER_PG_HOST": "pg", "DAGSTER_PG_PORT": "5432", "DAGSTER_PG_USER": "dagster",
-          "DAGSTER_PG_PASSWORD": "unused", "DAGSTER_PG_DB": "dagster"}
+PG_ENV = {
+    "DAGSTER_PG_HOST": "pg",
+    "DAGSTER_PG_PORT": "5432",
+    "DAGSTER_PG_USER": "dagster",
+    "DAGSTER_PG_PASSWORD": "unused",
+    "DAGSTER_PG_DB": "dagster",
+}
 KUBECONFIG = """apiVersion: v1
 kind: Config
 clusters: [{name: test, cluster: {server: "https://127.0.0.1:6443"}}]
@@ -46,7 +51,9 @@ def launcher(instance_dir, tmp_path):
     assert config["load_incluster_config"] is True
     (tmp_path / "kubeconfig").write_text(KUBECONFIG)
     config.update(load_incluster_config=False, kubeconfig_file=str(tmp_path / "kubeconfig"))
-    return ConfigurableClassData(data.module_name, data.class_name, yaml.safe_dump(config)).rehydrate(as_type=RunLauncher)
+    return ConfigurableClassData(data.module_name, data.class_name, yaml.safe_dump(config)).rehydrate(
+        as_type=RunLauncher
+    )
 
 
 def test_the_instance_file_validates_against_dagsters_schema(instance_dir):
@@ -56,19 +63,25 @@ def test_the_instance_file_validates_against_dagsters_schema(instance_dir):
     assert config["storage"]["postgres"]["postgres_db"]["hostname"] == {"env": "DAGSTER_PG_HOST"}
     assert config["run_coordinator"]["class"] == "QueuedRunCoordinator"
     assert config["concurrency"]["pools"] == {"default_limit": 1, "granularity": "op"}
-    assert "max_concurrent_runs" not in config["run_coordinator"]["config"]      # limits only under concurrency
+    assert "max_concurrent_runs" not in config["run_coordinator"]["config"]  # limits only under concurrency
 
 
 def test_the_launcher_builds_a_run_worker_job_with_secrets_volumes_and_resources(launcher):
     import kubernetes
     from dagster_k8s.job import construct_dagster_k8s_job, get_job_name_from_run_id
 
-    run = dg.DagsterRun(job_name="email_ingest", run_id="0123abcd-0000-4000-8000-000000000000", tags={"source": "email"})
+    run = dg.DagsterRun(
+        job_name="email_ingest", run_id="0123abcd-0000-4000-8000-000000000000", tags={"source": "email"}
+    )
     context = launcher.get_container_context_for_run(run)
     job_config = context.get_k8s_job_config(job_image="registry.example.com/graphfeed:0.1.0", run_launcher=launcher)
-    job = construct_dagster_k8s_job(job_config, args=["dagster", "api", "execute_run", "{}"],
-                                    job_name=get_job_name_from_run_id(run.run_id),
-                                    user_defined_k8s_config=context.run_k8s_config, component="run_worker")
+    job = construct_dagster_k8s_job(
+        job_config,
+        args=["dagster", "api", "execute_run", "{}"],
+        job_name=get_job_name_from_run_id(run.run_id),
+        user_defined_k8s_config=context.run_k8s_config,
+        component="run_worker",
+    )
     manifest = kubernetes.client.ApiClient().sanitize_for_serialization(job)
     pod = manifest["spec"]["template"]["spec"]
     [container] = pod["containers"]
@@ -98,8 +111,9 @@ def test_the_helm_values_say_what_the_instance_file_says():
     assert [s["name"] for s in k8s["envSecrets"]] == launcher["env_secrets"]
     assert k8s["volumes"] == launcher["volumes"] and k8s["volumeMounts"] == launcher["volume_mounts"]
     assert k8s["runK8sConfig"]["containerConfig"] == launcher["run_k8s_config"]["container_config"]
-    assert {_snake(k): v for k, v in k8s["runK8sConfig"]["jobSpecConfig"].items()} == \
-        launcher["run_k8s_config"]["job_spec_config"]
+    assert {_snake(k): v for k, v in k8s["runK8sConfig"]["jobSpecConfig"].items()} == launcher["run_k8s_config"][
+        "job_spec_config"
+    ]
 
     helm_limits, limits = values["concurrency"], instance["concurrency"]
     assert helm_limits["enabled"] is True
@@ -137,8 +151,10 @@ def _env_names_read_by_code() -> set[str]:
     """Every GRAPHFEED_/NEO4J_/FALKORDB_/DAGSTER_ name spelled out in pipelines/ (resources, sensors, commands...),
     assets/, flow/ (settings) and in the LLM settings (read straight from the environment)."""
     pattern = re.compile(r'"((?:GRAPHFEED|NEO4J|FALKORDB|DAGSTER)_[A-Z0-9_]+)"')
-    files = [*(p for d in ("pipelines", "assets", "flow") for p in (REPO_ROOT / d).rglob("*.py")),
-             REPO_ROOT / "connectors" / "graph" / "llm" / "settings.py"]
+    files = [
+        *(p for d in ("pipelines", "assets", "flow") for p in (REPO_ROOT / d).rglob("*.py")),
+        REPO_ROOT / "connectors" / "graph" / "llm" / "settings.py",
+    ]
     return {name for path in files for name in pattern.findall(path.read_text())}
 
 

@@ -13,8 +13,10 @@ from tests.ops.conftest import chain_resources
 
 DAY = "2026-03-02"
 intent_classifier = build_intent_classifier()
-LINE = re.compile(r'^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)\{(?P<labels>(?:[a-zA-Z_]\w*="(?:[^"\\]|\\.)*",?)*)\} '
-                  r'(?P<value>-?[0-9.eE+-]+|NaN|[+-]Inf)$')
+LINE = re.compile(
+    r'^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)\{(?P<labels>(?:[a-zA-Z_]\w*="(?:[^"\\]|\\.)*",?)*)\} '
+    r"(?P<value>-?[0-9.eE+-]+|NaN|[+-]Inf)$"
+)
 
 
 def parse(text: str) -> dict[tuple[str, tuple], float]:
@@ -44,9 +46,13 @@ def metrics_instance(tmp_path_factory):
 @pytest.fixture(scope="module")
 def night(metrics_instance, tmp_path_factory, ops_model_cache):
     """One night materialised once for the module (the figures are read-only below)."""
-    result = dg.materialize([intent_classifier, *build_source_chain("email")], instance=metrics_instance,
-                            partition_key=DAY, selection=dg.AssetSelection.groups("email"),
-                            resources=chain_resources(tmp_path_factory.mktemp("metrics_home"), ops_model_cache))
+    result = dg.materialize(
+        [intent_classifier, *build_source_chain("email")],
+        instance=metrics_instance,
+        partition_key=DAY,
+        selection=dg.AssetSelection.groups("email"),
+        resources=chain_resources(tmp_path_factory.mktemp("metrics_home"), ops_model_cache),
+    )
     assert result.success
     return result
 
@@ -65,7 +71,9 @@ def test_the_nights_figures_are_exported_per_source_and_intent(instance, night):
     assert samples[("graphfeed_duplicates", src)] == eps["duplicates"] > 0
     assert ("graphfeed_read_failures", src) in samples and ("graphfeed_llm_cost_usd", src) in samples
     assert ("graphfeed_seconds_per_episode_p95", src) in samples
-    intents = {dict(labels)["intent"]: v for (name, labels), v in samples.items() if name == "graphfeed_episodes_by_intent"}
+    intents = {
+        dict(labels)["intent"]: v for (name, labels), v in samples.items() if name == "graphfeed_episodes_by_intent"
+    }
     assert intents == {k.split("/", 1)[1]: v for k, v in eps.items() if k.startswith("intent/")}
     assert sum(intents.values()) == eps["episodes"]
 
@@ -89,4 +97,4 @@ def test_the_sensor_writes_the_textfile_atomically(instance, night, tmp_path, mo
     prometheus_textfile(dg.build_sensor_context(instance=instance))
     text = target.read_text()
     assert "stale" not in text and parse(text)[("graphfeed_ingested", (("source", "email"),))] >= 0
-    assert [p.name for p in target.parent.iterdir()] == ["graphfeed.prom"]       # no temp file left behind
+    assert [p.name for p in target.parent.iterdir()] == ["graphfeed.prom"]  # no temp file left behind

@@ -15,15 +15,24 @@ from pipelines.alert_senders import (
 )
 from tests.servers._process import free_port
 
-ALERT = Alert(kind="check_failure", key="check:7", title="check failure_rate_below_bound on email/episodes failed",
-              body="Asset check email/episodes:failure_rate_below_bound did not pass.", severity="error",
-              run_id="r-1", asset="email/episodes", partition="2026-03-02", figures={"failure_rate": 0.25})
+ALERT = Alert(
+    kind="check_failure",
+    key="check:7",
+    title="check failure_rate_below_bound on email/episodes failed",
+    body="Asset check email/episodes:failure_rate_below_bound did not pass.",
+    severity="error",
+    run_id="r-1",
+    asset="email/episodes",
+    partition="2026-03-02",
+    figures={"failure_rate": 0.25},
+)
 
 
 def test_smtp_notifier_delivers_a_mail_with_the_alert(smtp_server):
     host, port, sink = smtp_server
-    SmtpNotifier(host=host, port=port, sender="graphfeed@ops.example",
-                 recipients=["oncall@ops.example", "data@ops.example"]).send(ALERT)
+    SmtpNotifier(
+        host=host, port=port, sender="graphfeed@ops.example", recipients=["oncall@ops.example", "data@ops.example"]
+    ).send(ALERT)
     [msg] = sink.wait_for(1)
     assert msg["Subject"] == "[graphfeed] check failure_rate_below_bound on email/episodes failed"
     assert msg["X-Graphfeed-Alert"] == "check_failure"
@@ -71,7 +80,8 @@ def test_slack_notifier_calls_chat_post_message_through_dagster_slack(httpserver
 
 def test_slack_notifier_reports_slack_errors(httpserver):
     httpserver.expect_request("/api/chat.postMessage").respond_with_response(
-        Response(json.dumps({"ok": False, "error": "channel_not_found"}), content_type="application/json"))
+        Response(json.dumps({"ok": False, "error": "channel_not_found"}), content_type="application/json")
+    )
     with pytest.raises(NotificationError, match="channel_not_found"):
         SlackNotifier(token="xoxb-test", channel="#nope", base_url=httpserver.url_for("/api/")).send(ALERT)
 

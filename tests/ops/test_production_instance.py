@@ -11,9 +11,9 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-from pipelines.dagster_private import DagsterEventType
 
 from flow.settings import REPO_ROOT
+from pipelines.dagster_private import DagsterEventType
 
 pytestmark = pytest.mark.slow
 
@@ -27,8 +27,19 @@ class ProductionHome:
         self.root, self.env = root, env
 
     def materialize(self, partition: str) -> subprocess.CompletedProcess:
-        cmd = [sys.executable, "-m", "dagster", "asset", "materialize", "-m", "pipelines.definitions",
-               "--select", "group:email", "--partition", partition]
+        cmd = [
+            sys.executable,
+            "-m",
+            "dagster",
+            "asset",
+            "materialize",
+            "-m",
+            "pipelines.definitions",
+            "--select",
+            "group:email",
+            "--partition",
+            partition,
+        ]
         return subprocess.run(cmd, cwd=REPO_ROOT, env=self.env, capture_output=True, text=True, timeout=600)
 
     def instance(self) -> dg.DagsterInstance:
@@ -58,12 +69,12 @@ def production(postgres_server, tmp_path_factory) -> ProductionHome:
         "DAGSTER_PG_USER": postgres_server.user,
         "DAGSTER_PG_PASSWORD": postgres_server.password,
         "DAGSTER_PG_DB": "dagster_prod",
-        "PGSSLMODE": "disable",                       # the test server has no TLS; production sets require
+        "PGSSLMODE": "disable",  # the test server has no TLS; production sets require
         "GRAPHFEED_HOME": str(root / "graphfeed_home"),
         "GRAPHFEED_LEDGER_URL": postgres_server.create_database("ledger_prod"),
         "GRAPHITI_TELEMETRY_ENABLED": "false",
     }
-    env.pop("GRAPHFEED_EMAIL_EXPORTS", None)           # the bundled sample company
+    env.pop("GRAPHFEED_EMAIL_EXPORTS", None)  # the bundled sample company
     postgres_server.create_database("dagster_prod")
     return ProductionHome(root, env)
 
@@ -89,14 +100,17 @@ def test_a_partition_materialises_into_postgres_storage(production, first_night)
         [run] = _runs(instance, FIRST_NIGHT)
         assert run.status == dg.DagsterRunStatus.SUCCESS
         for stage in ("raw_records", "episodes", "graph"):
-            record = instance.fetch_materializations(dg.AssetRecordsFilter(
-                asset_key=dg.AssetKey(["email", stage]), asset_partitions=[FIRST_NIGHT]), limit=1).records
+            record = instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey(["email", stage]), asset_partitions=[FIRST_NIGHT]), limit=1
+            ).records
             assert record, f"email/{stage} has no materialisation for {FIRST_NIGHT}"
         graph = record[0].asset_materialization.metadata
         assert graph["ingested"].value > 0
-        pools = {pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
-                 for pool in ("graph_write", "email_api")}
-        assert pools == {"graph_write": 1, "email_api": 1}          # default_limit: 1, created on first use
+        pools = {
+            pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
+            for pool in ("graph_write", "email_api")
+        }
+        assert pools == {"graph_write": 1, "email_api": 1}  # default_limit: 1, created on first use
 
 
 def test_the_ledger_lives_in_postgres_too(production, first_night):
@@ -131,16 +145,23 @@ def test_pools_hold_across_two_concurrent_runs(production, first_night):
 
     with production.instance() as instance:
         runs = [_runs(instance, night)[0] for night in CONCURRENT_NIGHTS]
-        records = {r.dagster_run.run_id: r for r in instance.get_run_records(
-            filters=dg.RunsFilter(run_ids=[run.run_id for run in runs]))}
+        records = {
+            r.dagster_run.run_id: r
+            for r in instance.get_run_records(filters=dg.RunsFilter(run_ids=[run.run_id for run in runs]))
+        }
         spans = sorted((records[run.run_id].start_time, records[run.run_id].end_time) for run in runs)
         assert spans[1][0] < spans[0][1], "the two runs did not overlap, so the test proves nothing"
 
-        for step_key in ("email__graph", "email__raw_records"):        # pools graph_write and email_api
+        for step_key in ("email__graph", "email__raw_records"):  # pools graph_write and email_api
             first, second = sorted(_step_windows(instance, run.run_id, step_key) for run in runs)
             assert second[0] >= first[1], f"{step_key} ran in both runs at once: {first} overlaps {second}"
 
-        blocked = [entry.message for run in runs for entry in instance.all_logs(run.run_id)
-                   if entry.dagster_event and entry.dagster_event.event_type == DagsterEventType.ENGINE_EVENT
-                   and "blocked by limit for pool" in (entry.message or "")]
+        blocked = [
+            entry.message
+            for run in runs
+            for entry in instance.all_logs(run.run_id)
+            if entry.dagster_event
+            and entry.dagster_event.event_type == DagsterEventType.ENGINE_EVENT
+            and "blocked by limit for pool" in (entry.message or "")
+        ]
         assert blocked, "no step waited for a pool slot although both runs ran at once"

@@ -21,7 +21,7 @@ def test_the_alert_channel_comes_from_the_environment_and_its_url_stays_a_secret
     monkeypatch.setenv("GRAPHFEED_ALERT_WEBHOOK_URL", "http://127.0.0.1:9/alerts")
     alerts = alert_definitions().resources["alerts"]
     assert isinstance(alerts, AlertsResource) and alerts.channel == "webhook"
-    assert isinstance(alerts.webhook_url, dg.EnvVar)          # the URL is a secret: resolved at run/tick time
+    assert isinstance(alerts.webhook_url, dg.EnvVar)  # the URL is a secret: resolved at run/tick time
 
 
 def test_sensors_run_by_themselves_only_when_a_channel_is_configured(monkeypatch):
@@ -33,7 +33,7 @@ def test_sensors_run_by_themselves_only_when_a_channel_is_configured(monkeypatch
     assert _default_status() == dg.DefaultSensorStatus.STOPPED
     monkeypatch.setenv("GRAPHFEED_ALERT_CHANNEL", "smtp")
     assert _default_status() == dg.DefaultSensorStatus.RUNNING
-    sensors = alert_sensors()          # the environment is read when the definitions are built, not at import
+    sensors = alert_sensors()  # the environment is read when the definitions are built, not at import
     assert all(s.default_status == dg.DefaultSensorStatus.RUNNING for s in sensors)
     assert all(s.required_resource_keys == {"alerts"} for s in sensors)
     assert prometheus_textfile_sensor().required_resource_keys == set()

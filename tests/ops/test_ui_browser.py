@@ -14,8 +14,8 @@ import dagster as dg
 import pytest
 
 from assets.intent_model import build_intent_classifier
-from assets.source_chain import build_source_chain
 from assets.partitions import daily_partitions
+from assets.source_chain import build_source_chain
 from flow.settings import REPO_ROOT, SOURCES
 from tests.ops.cdp import Browser, chromium_binary
 from tests.ops.conftest import chain_resources
@@ -31,11 +31,15 @@ EPISODE_CHECKS = ("no_empty_content", "intent_and_fingerprint", "failure_rate_be
 GRAPH_CHECKS = ("embedder_matches", "ingest_failure_rate_below_bound", "backlog_not_growing")
 # Each chain: raw_records -> episodes, models/intent_classifier -> episodes, episodes -> graph, graph -> nightly_report
 EDGES_PER_SOURCE_GROUP = 4
-SKIP_ONBOARDING = ("(() => { const b = [...document.querySelectorAll('button')].find(x => x.innerText.trim() === 'Skip');"
-                   " if (b) { b.click(); return true } return false })()")
+SKIP_ONBOARDING = (
+    "(() => { const b = [...document.querySelectorAll('button')].find(x => x.innerText.trim() === 'Skip');"
+    " if (b) { b.click(); return true } return false })()"
+)
 EDGE_COUNT = "document.querySelectorAll('svg path[marker-end^=\"url(#arrow\"]').length"
-CLICK_BUTTON = ("(() => { const b = [...document.querySelectorAll('button')].find(x => x.innerText.trim() === %r);"
-                " if (b) { b.click(); return true } return false })()")
+CLICK_BUTTON = (
+    "(() => { const b = [...document.querySelectorAll('button')].find(x => x.innerText.trim() === %r);"
+    " if (b) { b.click(); return true } return false })()"
+)
 CHARTS = "document.querySelectorAll('canvas').length"
 
 
@@ -48,9 +52,13 @@ def dagster_home(tmp_path_factory, ops_model_cache) -> tuple[Path, Path]:
     shutil.copyfile(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
     with dg.DagsterInstance.from_config(str(home)) as instance:
         for night in NIGHTS:
-            result = dg.materialize([intent_classifier, *build_source_chain("email")], instance=instance,
-                                    partition_key=night, resources=chain_resources(graphfeed_home, ops_model_cache),
-                                    selection=dg.AssetSelection.groups("models", "email"))
+            result = dg.materialize(
+                [intent_classifier, *build_source_chain("email")],
+                instance=instance,
+                partition_key=night,
+                resources=chain_resources(graphfeed_home, ops_model_cache),
+                selection=dg.AssetSelection.groups("models", "email"),
+            )
             assert result.success, f"materialising {night} failed"
     return home, graphfeed_home
 
@@ -77,12 +85,23 @@ def dagster_dev(dagster_home):
     home, graphfeed_home = dagster_home
     port = free_port()
     log = home.parent / "dagster-dev.log"
-    env = {**os.environ, "DAGSTER_HOME": str(home), "GRAPHFEED_HOME": str(graphfeed_home),
-           "GRAPHITI_TELEMETRY_ENABLED": "false", "DAGSTER_DISABLE_TELEMETRY": "yes"}
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "GRAPHFEED_HOME": str(graphfeed_home),
+        "GRAPHITI_TELEMETRY_ENABLED": "false",
+        "DAGSTER_DISABLE_TELEMETRY": "yes",
+    }
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "dagster", "dev", "-m", LOCATION, "-h", "127.0.0.1",
-                                 "-p", str(port)], cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dagster", "dev", "-m", LOCATION, "-h", "127.0.0.1", "-p", str(port)],
+            cwd=REPO_ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         _wait_http(f"http://127.0.0.1:{port}/server_info", proc, log)
         yield f"http://127.0.0.1:{port}"
@@ -106,7 +125,7 @@ def browser():
 def _open(browser: Browser, url: str, *needles: str) -> str:
     browser.goto(url)
     text = browser.wait_for_text(*needles, timeout=90)
-    if browser.evaluate(SKIP_ONBOARDING):           # first visit: the "Join the Dagster community" dialog
+    if browser.evaluate(SKIP_ONBOARDING):  # first visit: the "Join the Dagster community" dialog
         time.sleep(0.5)
     return text
 
@@ -115,10 +134,18 @@ def test_every_source_chain_shows_with_its_lineage_edges(dagster_dev, browser):
     text = _open(browser, f"{dagster_dev}/asset-groups", "Global asset lineage", *SOURCES, "models", "reporting")
     browser.screenshot(ARTIFACTS / "global-lineage.png")
     assert "Reload definitions" in text
-    partitions = f"{len(daily_partitions().get_partition_keys())} partitions"        # shown on each asset of a chain
+    partitions = f"{len(daily_partitions().get_partition_keys())} partitions"  # shown on each asset of a chain
     for source in SOURCES:
-        _open(browser, f"{dagster_dev}/locations/{LOCATION}/asset-groups/{source}",
-              "raw_records", "episodes", "graph", "intent_classifier", "nightly_report", partitions)
+        _open(
+            browser,
+            f"{dagster_dev}/locations/{LOCATION}/asset-groups/{source}",
+            "raw_records",
+            "episodes",
+            "graph",
+            "intent_classifier",
+            "nightly_report",
+            partitions,
+        )
         deadline = time.monotonic() + 30
         while browser.evaluate(EDGE_COUNT) < EDGES_PER_SOURCE_GROUP and time.monotonic() < deadline:
             time.sleep(0.5)
@@ -129,12 +156,13 @@ def test_every_source_chain_shows_with_its_lineage_edges(dagster_dev, browser):
 
 
 def test_the_materialised_partitions_show(dagster_dev, browser):
-    text = _open(browser, f"{dagster_dev}/assets/email/episodes?view=partitions",
-                 f"Materialized ({len(NIGHTS)})", "Failed (0)")
+    text = _open(
+        browser, f"{dagster_dev}/assets/email/episodes?view=partitions", f"Materialized ({len(NIGHTS)})", "Failed (0)"
+    )
     browser.screenshot(ARTIFACTS / "email-episodes-partitions.png")
     assert "Missing" in text
     text = _open(browser, f"{dagster_dev}/locations/{LOCATION}/asset-groups/email", "3 / 3 Passed")
-    assert text.count("3 / 3 Passed") == 2                  # episodes and graph: their checks ran and passed
+    assert text.count("3 / 3 Passed") == 2  # episodes and graph: their checks ran and passed
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -147,20 +175,28 @@ def test_every_chain_lists_its_checks(dagster_dev, browser, source):
 
 
 def test_the_nightly_schedule_shows_with_its_time(dagster_dev, browser):
-    _open(browser, f"{dagster_dev}/automation", "nightly_ingest_schedule", "run_failure_alert",
-          "asset_check_failure_alert", "quality_alert")
+    _open(
+        browser,
+        f"{dagster_dev}/automation",
+        "nightly_ingest_schedule",
+        "run_failure_alert",
+        "asset_check_failure_alert",
+        "quality_alert",
+    )
     text = _open(browser, f"{dagster_dev}/locations/{LOCATION}/schedules/nightly_ingest_schedule", "(15 2 * * *)")
     assert "nightly_ingest" in text and "Execution timezone" in text
     browser.screenshot(ARTIFACTS / "nightly-schedule.png")
 
 
-@pytest.mark.parametrize("asset, keys", [("episodes", ("dedup_rate", "failures", "duplicates")),
-                                         ("graph", ("llm_cost_usd", "failed", "backlog"))])
+@pytest.mark.parametrize(
+    "asset, keys",
+    [("episodes", ("dedup_rate", "failures", "duplicates")), ("graph", ("llm_cost_usd", "failed", "backlog"))],
+)
 def test_metadata_plots_over_the_materialised_partitions(dagster_dev, browser, asset, keys):
     _open(browser, f"{dagster_dev}/assets/email/{asset}", "Metadata", *keys)
     assert browser.evaluate(CLICK_BUTTON % "Plots"), "no Plots toggle on the asset page"
     time.sleep(1)
-    assert browser.evaluate(CLICK_BUTTON % "Events"), "no Events axis for the plots"      # a point per night
+    assert browser.evaluate(CLICK_BUTTON % "Events"), "no Events axis for the plots"  # a point per night
     deadline = time.monotonic() + 30
     while browser.evaluate(CHARTS) < len(keys) and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -169,4 +205,3 @@ def test_metadata_plots_over_the_materialised_partitions(dagster_dev, browser, a
     assert all(key in text for key in keys)
     browser.evaluate(SKIP_ONBOARDING)
     browser.screenshot(ARTIFACTS / f"email-{asset}-plots.png")
-

@@ -46,8 +46,9 @@ def sample_resources(home: Path, model_cache: Path) -> dict:
     """Every resource the chains need, pointed at the bundled sample company and a private home."""
     return {
         "home": HomeResource(path=str(home)),
-        "exports": ExportsResource(**{source: [str(SAMPLE / "exports" / source)]
-                                      for source in ("email", "jira", "confluence", "salesforce")}),
+        "exports": ExportsResource(
+            **{source: [str(SAMPLE / "exports" / source)] for source in ("email", "jira", "confluence", "salesforce")}
+        ),
         "episode_config": EpisodeConfig(jira_project_keys=["NW", "ACME"]),
         "intent_model": IntentModelResource(cache_dir=str(model_cache)),
         "graph": GraphResource(domain_orgs={"acme.example": "Acme Corp", "northwind.example": "Northwind Analytics"}),

@@ -6,8 +6,8 @@ import signal
 import sys
 from pathlib import Path
 
-from flow.ingest import IngestLimits, ingest
 from assets.resources import GraphResource, LedgerResource
+from flow.ingest import IngestLimits, ingest
 from flow.staging import Staging
 
 
@@ -26,8 +26,15 @@ class KillAfterWrite:
 def main(home: str, partitions: str, kill_at_batch: int) -> None:
     root = Path(home)
     with LedgerResource().open(root) as book, GraphResource().writer(root) as writer:
-        ingest(book, KillAfterWrite(writer, kill_at_batch), Staging(str(root / "staging")), "email",
-               partitions.split(","), IngestLimits(batch_size=5), run_id="crashing-run")
+        ingest(
+            book,
+            KillAfterWrite(writer, kill_at_batch),
+            Staging(str(root / "staging")),
+            "email",
+            partitions.split(","),
+            IngestLimits(batch_size=5),
+            run_id="crashing-run",
+        )
 
 
 if __name__ == "__main__":

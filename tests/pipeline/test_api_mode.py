@@ -5,8 +5,8 @@ appears nowhere in the run's metadata."""
 import dagster as dg
 import pytest
 
-from assets.source_chain import build_source_chain
 from assets.resources import SourceApisResource
+from assets.source_chain import build_source_chain
 from tests.jira.fake_jira import FakeJira
 
 TOKEN = "s3cr3t-token-value"
@@ -15,15 +15,24 @@ TOKEN = "s3cr3t-token-value"
 @pytest.mark.slow
 def test_jira_chain_pulls_the_partition_window_from_the_api(httpserver, resources):
     FakeJira(httpserver, cloud=True, issues=5, page_size=2)
-    apis = SourceApisResource(jira_url=httpserver.url_for("/").rstrip("/"), jira_username="bot@northwind.example",
-                              jira_api_token=TOKEN, jira_project_keys=["ACME"])
+    apis = SourceApisResource(
+        jira_url=httpserver.url_for("/").rstrip("/"),
+        jira_username="bot@northwind.example",
+        jira_api_token=TOKEN,
+        jira_project_keys=["ACME"],
+    )
     chain = build_source_chain("jira")
-    result = dg.materialize(chain, resources={**resources, "apis": apis}, partition_key="2026-04-12",
-                            selection=dg.AssetSelection.keys(dg.AssetKey(["jira", "raw_records"]),
-                                                             dg.AssetKey(["jira", "episodes"])))
+    result = dg.materialize(
+        chain,
+        resources={**resources, "apis": apis},
+        partition_key="2026-04-12",
+        selection=dg.AssetSelection.keys(dg.AssetKey(["jira", "raw_records"]), dg.AssetKey(["jira", "episodes"])),
+    )
     assert result.success
-    metadata = {e.asset_key.to_user_string(): {k: v.value for k, v in e.materialization.metadata.items()}
-                for e in result.get_asset_materialization_events()}
+    metadata = {
+        e.asset_key.to_user_string(): {k: v.value for k, v in e.materialization.metadata.items()}
+        for e in result.get_asset_materialization_events()
+    }
     raw = metadata["jira/raw_records"]
     assert raw["mode"] == "api" and raw["records"] >= 1
     assert metadata["jira/episodes"]["episodes"] >= 1
@@ -36,8 +45,13 @@ def test_an_issue_gone_from_the_next_full_listing_becomes_a_tombstone(httpserver
     # given a first night that listed every key, when an issue is deleted before a later night's listing,
     # then that night stages a tombstone for it and the graph step retires its episodes in the ledger
     fake = FakeJira(httpserver, cloud=True, issues=3, page_size=2)
-    apis = SourceApisResource(jira_url=httpserver.url_for("/").rstrip("/"), jira_username="bot@northwind.example",
-                              jira_api_token=TOKEN, jira_project_keys=["ACME"], jira_full_listing_days=0)
+    apis = SourceApisResource(
+        jira_url=httpserver.url_for("/").rstrip("/"),
+        jira_username="bot@northwind.example",
+        jira_api_token=TOKEN,
+        jira_project_keys=["ACME"],
+        jira_full_listing_days=0,
+    )
     chain = build_source_chain("jira")
     nights = ["2026-04-11", "2026-04-12", "2026-04-13"]
     first = dg.materialize(chain, resources={**resources, "apis": apis}, partition_key=nights[0])

@@ -6,17 +6,29 @@ from ground.records import Origin
 from transforms.dedup import dedup
 from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
 
-T0 = dt.datetime(2026, 3, 2, 9, 15, tzinfo=dt.timezone.utc)
+T0 = dt.datetime(2026, 3, 2, 9, 15, tzinfo=dt.UTC)
 
 
 def _episode(key: str, fp: str, minutes: int = 0, file: str = "a.mbox") -> Episode:
     when = T0 + dt.timedelta(minutes=minutes)
     return Episode(
-        id=episode_id("email", key, "1"), group_id="g", timestamp=when, source="email",
-        actor=EpisodeActor(type="human", id="dana@acme.example"), intent="other", intent_confidence=0.9,
-        content="hello", fingerprint=fp,
-        metadata=EpisodeMetadata(source_key=key, kind="email", version="1", occurred_at=when, updated_at=when,
-                                 origin=Origin(file=file, index=0)),
+        id=episode_id("email", key, "1"),
+        group_id="g",
+        timestamp=when,
+        source="email",
+        actor=EpisodeActor(type="human", id="dana@acme.example"),
+        intent="other",
+        intent_confidence=0.9,
+        content="hello",
+        fingerprint=fp,
+        metadata=EpisodeMetadata(
+            source_key=key,
+            kind="email",
+            version="1",
+            occurred_at=when,
+            updated_at=when,
+            origin=Origin(file=file, index=0),
+        ),
     )
 
 
@@ -26,7 +38,7 @@ def test_same_message_in_two_archives_becomes_one_episode_with_copy_recorded():
     out = list(unique)
     assert [e.metadata.source_key for e in out] == ["<a@x>", "<b@x>"]
     assert stats.seen == 3 and stats.unique == 2 and stats.duplicates == 1
-    assert out[0].metadata.origin.file == "a.mbox"            # canonical copy does not depend on input order
+    assert out[0].metadata.origin.file == "a.mbox"  # canonical copy does not depend on input order
     assert out[0].metadata.duplicate_keys == ["<a@x>"]
     assert out[0].metadata.model_extra["duplicate_origins"] == ["b.mbox, item 0"]
 

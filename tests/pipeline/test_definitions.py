@@ -10,8 +10,11 @@ from pipelines.definitions import defs
 def test_definitions_load_with_every_source_chain_the_model_and_the_report():
     dg.Definitions.validate_loadable(defs)
     keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
-    chains = {f"{source}/{stage}" for source in ("email", "jira", "confluence", "salesforce")
-              for stage in ("raw_records", "episodes", "graph")}
+    chains = {
+        f"{source}/{stage}"
+        for source in ("email", "jira", "confluence", "salesforce")
+        for stage in ("raw_records", "episodes", "graph")
+    }
     assert keys == chains | {"models/intent_classifier", "reporting/nightly_report"}
 
 
@@ -37,7 +40,7 @@ def test_partitioned_assets_backfill_in_a_single_run():
 def test_nightly_schedule_targets_yesterday_at_0215_utc():
     schedule = defs.resolve_schedule_def("nightly_ingest_schedule")
     assert schedule.cron_schedule == "15 2 * * *"
-    tick = dt.datetime(2026, 6, 4, 2, 15, tzinfo=dt.timezone.utc)
+    tick = dt.datetime(2026, 6, 4, 2, 15, tzinfo=dt.UTC)
     with dg.build_schedule_context(scheduled_execution_time=tick, repository_def=defs.get_repository_def()) as ctx:
         requests = schedule.evaluate_tick(ctx).run_requests
     assert [r.partition_key for r in requests] == ["2026-06-03"]
@@ -47,4 +50,7 @@ def test_nightly_schedule_targets_yesterday_at_0215_utc():
 def test_per_source_job_selects_only_that_source():
     job = defs.resolve_job_def("email_ingest")
     assert {k.to_user_string() for k in job.asset_layer.executable_asset_keys} == {
-        "email/raw_records", "email/episodes", "email/graph"}
+        "email/raw_records",
+        "email/episodes",
+        "email/graph",
+    }

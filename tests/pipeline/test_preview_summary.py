@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAD = "Message-ID: <{id}@example.com>\nFrom: Grace <grace@example.com>\nTo: heidi@example.com\n" \
-       "Date: Tue, 02 Jun 2026 10:00:00 +0000\n{subject}Content-Type: text/plain; charset=utf-8\n\n"
+HEAD = (
+    "Message-ID: <{id}@example.com>\nFrom: Grace <grace@example.com>\nTo: heidi@example.com\n"
+    "Date: Tue, 02 Jun 2026 10:00:00 +0000\n{subject}Content-Type: text/plain; charset=utf-8\n\n"
+)
 
 
 def mail(folder: Path, name: str, subject: str | None, body: str) -> None:
@@ -23,12 +25,21 @@ def test_preview_summary_makes_title_only_and_empty_mails_impossible_to_miss(tmp
     mail(exports, "titleonly.eml", "Only a subject", "")
     mail(exports, "hollow.eml", None, "")
     (exports / "broken.eml").write_bytes(b"\x00\x01 not a mail")
-    run = subprocess.run([sys.executable, "-m", "pipelines.commands", "preview", "--source", "email", str(exports)],
-                         cwd=ROOT, capture_output=True, text=True, check=True,
-                         env={**os.environ, "GRAPHFEED_HOME": str(tmp_path / "home")})
+    run = subprocess.run(
+        [sys.executable, "-m", "pipelines.commands", "preview", "--source", "email", str(exports)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "GRAPHFEED_HOME": str(tmp_path / "home")},
+    )
     lines = run.stderr.splitlines()
     header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["kind", "records"])
-    rows = {line.split()[0]: line.split()[1:] for line in lines[header + 1:] if not line.startswith(("WARNING", "graphfeed"))}
+    rows = {
+        line.split()[0]: line.split()[1:]
+        for line in lines[header + 1 :]
+        if not line.startswith(("WARNING", "graphfeed"))
+    }
     records, episodes, _, title_only, empty, mean = rows["email"]
     assert (records, episodes, title_only, empty) == ("3", "3", "1", "1")
     assert int(mean) > 0

@@ -21,14 +21,21 @@ from tests.salesforce.fake_tables import field_type, parse_when
 
 API = re.compile(r"^/services/data/v(?P<version>[\d.]+)/(?P<rest>.*)$")
 SOQL = re.compile(r"^SELECT (?P<columns>.+?) FROM (?P<obj>\w+)(?: WHERE (?P<where>.+?))?(?: ORDER BY .+)?$", re.S)
-RELATION_TARGET = {"Owner": None, "CreatedBy": "User", "LastModifiedBy": "User", "Who": None, "What": None,
-                   "RelatedTo": None, "Parent": None}
+RELATION_TARGET = {
+    "Owner": None,
+    "CreatedBy": "User",
+    "LastModifiedBy": "User",
+    "Who": None,
+    "What": None,
+    "RelatedTo": None,
+    "Parent": None,
+}
 
 
 @dataclass
 class Fault:
     method: str
-    path: str                   # regex searched in the path (+ "?" + query string)
+    path: str  # regex searched in the path (+ "?" + query string)
     status: int
     body: Any
     headers: dict[str, str] = field(default_factory=dict)
@@ -36,18 +43,28 @@ class Fault:
 
 
 class FakeSalesforce:
-    def __init__(self, tables: dict[str, list[dict[str, str]]], base_url: str, *, password: str = "pw",
-                 security_token: str = "tok", api_total: int = 15_000, api_used: int = 0):
+    def __init__(
+        self,
+        tables: dict[str, list[dict[str, str]]],
+        base_url: str,
+        *,
+        password: str = "pw",
+        security_token: str = "tok",
+        api_total: int = 15_000,
+        api_used: int = 0,
+    ):
         self.tables = tables
         self.base_url = base_url.rstrip("/")
         self.secret = password + security_token
         self.api_total, self.api_used = api_total, api_used
-        self.types = {obj: {c: field_type(c, [r.get(c, "") for r in rows]) for c in (rows[0] if rows else {})}
-                      for obj, rows in tables.items()}
-        self.extra_describe: dict[str, list[dict]] = {}     # object -> more describe() fields (compound, ...)
+        self.types = {
+            obj: {c: field_type(c, [r.get(c, "") for r in rows]) for c in (rows[0] if rows else {})}
+            for obj, rows in tables.items()
+        }
+        self.extra_describe: dict[str, list[dict]] = {}  # object -> more describe() fields (compound, ...)
         self.bulk_unsupported: set[str] = set()
         self.faults: list[Fault] = []
-        self.log: list[tuple[str, str]] = []                # (method, path?query)
+        self.log: list[tuple[str, str]] = []  # (method, path?query)
         self.tokens = 0
         self.valid_token: str | None = None
         self.cursors: dict[str, tuple[list[dict], int, int]] = {}
@@ -67,12 +84,14 @@ class FakeSalesforce:
         if request.path == "/services/oauth2/token":
             return self._token(request, headers)
         if request.headers.get("Authorization") != f"Bearer {self.valid_token}":
-            return self._json([{"message": "Session expired or invalid", "errorCode": "INVALID_SESSION_ID"}], 401,
-                              headers)
+            return self._json(
+                [{"message": "Session expired or invalid", "errorCode": "INVALID_SESSION_ID"}], 401, headers
+            )
         match = API.match(request.path)
         if not match:
-            return self._json([{"errorCode": "NOT_FOUND", "message": "The requested resource does not exist"}], 404,
-                              headers)
+            return self._json(
+                [{"errorCode": "NOT_FOUND", "message": "The requested resource does not exist"}], 404, headers
+            )
         rest = match["rest"].rstrip("/")
         if request.method == "GET" and rest.startswith("sobjects/") and rest.endswith("/describe"):
             return self._describe(rest.split("/")[1], headers)
@@ -105,15 +124,25 @@ class FakeSalesforce:
             return self._json({"error": "invalid_grant", "error_description": "authentication failure"}, 400, headers)
         self.tokens += 1
         self.valid_token = f"00Dfake!token{self.tokens}"
-        return self._json({"access_token": self.valid_token, "instance_url": self.base_url, "token_type": "Bearer",
-                           "id": f"{self.base_url}/id/00D/005", "issued_at": "1780000000000"}, 200, headers)
+        return self._json(
+            {
+                "access_token": self.valid_token,
+                "instance_url": self.base_url,
+                "token_type": "Bearer",
+                "id": f"{self.base_url}/id/00D/005",
+                "issued_at": "1780000000000",
+            },
+            200,
+            headers,
+        )
 
     # ------------------------------------------------------------------ describe / query
 
     def _describe(self, obj: str, headers: dict) -> Response:
         if obj not in self.types:
-            return self._json([{"errorCode": "NOT_FOUND", "message": "The requested resource does not exist"}], 404,
-                              headers)
+            return self._json(
+                [{"errorCode": "NOT_FOUND", "message": "The requested resource does not exist"}], 404, headers
+            )
         fields = []
         for name, kind in self.types[obj].items():
             entry: dict[str, Any] = {"name": name, "type": kind}
@@ -125,15 +154,26 @@ class FakeSalesforce:
     def _select(self, soql: str, include_deleted: bool) -> tuple[str, list[str], list[dict]] | Response:
         match = SOQL.match(soql.strip())
         if not match or match["obj"] not in self.tables:
-            return self._json([{"errorCode": "INVALID_TYPE" if match else "MALFORMED_QUERY",
-                                "message": f"sObject type '{match['obj'] if match else '?'}' is not supported."}], 400)
+            return self._json(
+                [
+                    {
+                        "errorCode": "INVALID_TYPE" if match else "MALFORMED_QUERY",
+                        "message": f"sObject type '{match['obj'] if match else '?'}' is not supported.",
+                    }
+                ],
+                400,
+            )
         obj = match["obj"]
         columns = [c.strip() for c in match["columns"].split(",")]
         for column in columns:
-            if column != "COUNT()" and column.split(".")[0] not in self.types[obj] \
-                    and column.split(".")[0] + "Id" not in self.types[obj]:
-                return self._json([{"errorCode": "INVALID_FIELD", "message": f"No such column '{column}' on entity "
-                                    f"'{obj}'."}], 400)
+            if (
+                column != "COUNT()"
+                and column.split(".")[0] not in self.types[obj]
+                and column.split(".")[0] + "Id" not in self.types[obj]
+            ):
+                return self._json(
+                    [{"errorCode": "INVALID_FIELD", "message": f"No such column '{column}' on entity '{obj}'."}], 400
+                )
         rows = [r for r in self.tables[obj] if include_deleted or r.get("IsDeleted", "false") != "true"]
         for cond in re.split(r"\s+AND\s+", match["where"] or "") if match["where"] else []:
             inside = re.fullmatch(r"(\w+) IN \((.*)\)", cond.strip())
@@ -143,8 +183,12 @@ class FakeSalesforce:
                 continue
             name, op, value = cond.strip().split(" ")
             bound = parse_when(value)
-            rows = [r for r in rows if (parse_when(r.get(name, "")) is not None)
-                    and ((parse_when(r[name]) >= bound) if op == ">=" else (parse_when(r[name]) < bound))]
+            rows = [
+                r
+                for r in rows
+                if (parse_when(r.get(name, "")) is not None)
+                and ((parse_when(r[name]) >= bound) if op == ">=" else (parse_when(r[name]) < bound))
+            ]
         if "ORDER BY SystemModstamp" in soql:
             rows = sorted(rows, key=lambda r: (r.get("SystemModstamp", ""), r.get("Id", "")))
         return obj, columns, rows
@@ -167,13 +211,14 @@ class FakeSalesforce:
     def _more(self, token: str, headers: dict) -> Response:
         cursor, _, offset = token.partition("-")
         if cursor not in self.cursors:
-            return self._json([{"errorCode": "INVALID_QUERY_LOCATOR", "message": "invalid query locator"}], 400,
-                              headers)
+            return self._json(
+                [{"errorCode": "INVALID_QUERY_LOCATOR", "message": "invalid query locator"}], 400, headers
+            )
         return self._page(cursor, int(offset), headers)
 
     def _page(self, cursor: str, offset: int, headers: dict) -> Response:
         records, size, total = self.cursors[cursor]
-        page = records[offset:offset + size]
+        page = records[offset : offset + size]
         body: dict[str, Any] = {"totalSize": total, "done": offset + size >= total, "records": page}
         if not body["done"]:
             body["nextRecordsUrl"] = f"/services/data/v62.0/query/{cursor}-{offset + size}"
@@ -194,11 +239,12 @@ class FakeSalesforce:
             return None
         if kind == "boolean":
             return value == "true"
-        if kind in ("currency", "percent", "double", "int") or (kind == "anyType" and re.fullmatch(r"-?\d+(\.\d+)?",
-                                                                                                   value)):
+        if kind in ("currency", "percent", "double", "int") or (
+            kind == "anyType" and re.fullmatch(r"-?\d+(\.\d+)?", value)
+        ):
             return float(value) if kind != "int" else int(value)
         if kind == "datetime" and parse_when(value) is not None:
-            return parse_when(value).astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000+0000")
+            return parse_when(value).astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000+0000")
         return value
 
     def _related(self, obj: str, row: dict, path: list[str]) -> tuple[str, dict] | None:
@@ -219,7 +265,7 @@ class FakeSalesforce:
                 continue
             target = out
             for depth, rel in enumerate(parts[:-1]):
-                found = self._related(obj, row, parts[:depth + 1])
+                found = self._related(obj, row, parts[: depth + 1])
                 if found is None:
                     target[rel] = None
                     break
@@ -239,7 +285,7 @@ class FakeSalesforce:
         value = found[1].get(parts[-1], "")
         kind = self.types.get(found[0], {}).get(parts[-1])
         if value and kind in ("currency", "percent"):
-            return str(float(value))              # Bulk 2.0 writes 94800.0
+            return str(float(value))  # Bulk 2.0 writes 94800.0
         return value
 
     # ------------------------------------------------------------------ Bulk 2.0
@@ -247,17 +293,27 @@ class FakeSalesforce:
     def _create_job(self, payload: dict, headers: dict) -> Response:
         match = SOQL.match(payload.get("query", ""))
         if match and match["obj"] in self.bulk_unsupported:
-            return self._json([{"errorCode": "INVALIDENTITY",
-                                "message": f"Entity '{match['obj']}' is not supported by the Bulk API."}], 400,
-                              headers)
+            return self._json(
+                [
+                    {
+                        "errorCode": "INVALIDENTITY",
+                        "message": f"Entity '{match['obj']}' is not supported by the Bulk API.",
+                    }
+                ],
+                400,
+                headers,
+            )
         selected = self._select(payload["query"], payload.get("operation") == "queryAll")
         if isinstance(selected, Response):
             selected.headers.update(headers)
             return selected
         job_id = f"750FAKE{len(self.jobs):011d}"
         self.jobs[job_id] = {"selected": selected, "polls": 0}
-        return self._json({"id": job_id, "operation": payload.get("operation"), "object": selected[0],
-                           "state": "UploadComplete"}, 200, headers)
+        return self._json(
+            {"id": job_id, "operation": payload.get("operation"), "object": selected[0], "state": "UploadComplete"},
+            200,
+            headers,
+        )
 
     def _job(self, job_id: str, headers: dict) -> Response:
         job = self.jobs.get(job_id)
@@ -274,13 +330,20 @@ class FakeSalesforce:
         obj, columns, rows = job["selected"]
         offset = int(request.args.get("locator") or 0)
         size = int(request.args.get("maxRecords") or 50_000)
-        page = rows[offset:offset + size]
+        page = rows[offset : offset + size]
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
         writer.writerow(columns)
         for row in page:
             writer.writerow([self.bulk_value(obj, row, c) for c in columns])
         more = offset + size < len(rows)
-        return Response(out.getvalue(), status=200, content_type="text/csv",
-                        headers={**headers, "Sforce-Locator": str(offset + size) if more else "null",
-                                 "Sforce-NumberOfRecords": str(len(page))})
+        return Response(
+            out.getvalue(),
+            status=200,
+            content_type="text/csv",
+            headers={
+                **headers,
+                "Sforce-Locator": str(offset + size) if more else "null",
+                "Sforce-NumberOfRecords": str(len(page)),
+            },
+        )

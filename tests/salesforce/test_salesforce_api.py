@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from ground.contract import TimeWindow, split
-from ground.records import ErrorClass
 from connectors.registry import export_reader
 from connectors.salesforce import (
     SalesforceApiReader,
@@ -20,6 +18,8 @@ from connectors.salesforce import (
     SalesforceExportReader,
     SalesforceLimitError,
 )
+from ground.contract import TimeWindow, split
+from ground.records import ErrorClass
 from tests.salesforce.fake_salesforce import FakeSalesforce
 from tests.salesforce.fake_tables import load_export
 from tests.salesforce.fake_tls import make_certificate, server_context
@@ -27,7 +27,7 @@ from tests.salesforce.fake_tls import make_certificate, server_context
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT = REPO / "sample" / "exports" / "salesforce" / "2026-06-27" / "WE_00D8d00000NwAnaEAF_1.ZIP"
 OBJECTS = ["User", "Account", "Contact", "Opportunity", "OpportunityContactRole", "Task", "EmailMessage"]
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 @pytest.fixture(scope="module")
@@ -48,23 +48,66 @@ def server(tls):
 def fake(server):
     server.clear()
     tables = load_export(SNAPSHOT)
-    case_header = {"Id": "", "IsDeleted": "", "Subject": "", "Status": "", "AccountId": "", "OwnerId": "",
-                   "CreatedDate": "", "LastModifiedDate": "", "SystemModstamp": ""}
+    case_header = {
+        "Id": "",
+        "IsDeleted": "",
+        "Subject": "",
+        "Status": "",
+        "AccountId": "",
+        "OwnerId": "",
+        "CreatedDate": "",
+        "LastModifiedDate": "",
+        "SystemModstamp": "",
+    }
     tables["Case"] = [
-        {**case_header, "Id": "5008d00000CsAcmAAF", "IsDeleted": "false", "Subject": "Nightly load fails",
-         "Status": "New", "AccountId": "0018d00000AcmeCAAR", "OwnerId": "0058d00000MiChnAAF",
-         "CreatedDate": "2026-06-10T09:00:00.000Z", "LastModifiedDate": "2026-06-10T09:30:00.000Z",
-         "SystemModstamp": "2026-06-10T09:30:00.000Z"},
-        {**case_header, "Id": "5008d00000CsOldAAF", "IsDeleted": "true", "Subject": "Duplicate", "Status": "Closed",
-         "AccountId": "0018d00000AcmeCAAR", "OwnerId": "0058d00000MiChnAAF",
-         "CreatedDate": "2026-06-09T09:00:00.000Z", "LastModifiedDate": "2026-06-11T08:00:00.000Z",
-         "SystemModstamp": "2026-06-11T08:00:00.000Z"}]
-    tables["CaseComment"] = [{"Id": "00a8d00000CcAcmAAF", "ParentId": "5008d00000CsAcmAAF", "IsPublished": "true",
-                              "CommentBody": "Reran the load after the schema fix.", "CreatedById": "0058d00000MiChnAAF",
-                              "CreatedDate": "2026-06-10T09:30:00.000Z", "IsDeleted": "false"}]
-    tables["CaseHistory"] = [{"Id": "0178d00000ChAcmAAF", "CaseId": "5008d00000CsAcmAAF", "Field": "Status",
-                              "OldValue": "", "NewValue": "New", "CreatedById": "0058d00000MiChnAAF",
-                              "CreatedDate": "2026-06-10T09:00:00.000Z", "IsDeleted": "false"}]
+        {
+            **case_header,
+            "Id": "5008d00000CsAcmAAF",
+            "IsDeleted": "false",
+            "Subject": "Nightly load fails",
+            "Status": "New",
+            "AccountId": "0018d00000AcmeCAAR",
+            "OwnerId": "0058d00000MiChnAAF",
+            "CreatedDate": "2026-06-10T09:00:00.000Z",
+            "LastModifiedDate": "2026-06-10T09:30:00.000Z",
+            "SystemModstamp": "2026-06-10T09:30:00.000Z",
+        },
+        {
+            **case_header,
+            "Id": "5008d00000CsOldAAF",
+            "IsDeleted": "true",
+            "Subject": "Duplicate",
+            "Status": "Closed",
+            "AccountId": "0018d00000AcmeCAAR",
+            "OwnerId": "0058d00000MiChnAAF",
+            "CreatedDate": "2026-06-09T09:00:00.000Z",
+            "LastModifiedDate": "2026-06-11T08:00:00.000Z",
+            "SystemModstamp": "2026-06-11T08:00:00.000Z",
+        },
+    ]
+    tables["CaseComment"] = [
+        {
+            "Id": "00a8d00000CcAcmAAF",
+            "ParentId": "5008d00000CsAcmAAF",
+            "IsPublished": "true",
+            "CommentBody": "Reran the load after the schema fix.",
+            "CreatedById": "0058d00000MiChnAAF",
+            "CreatedDate": "2026-06-10T09:30:00.000Z",
+            "IsDeleted": "false",
+        }
+    ]
+    tables["CaseHistory"] = [
+        {
+            "Id": "0178d00000ChAcmAAF",
+            "CaseId": "5008d00000CsAcmAAF",
+            "Field": "Status",
+            "OldValue": "",
+            "NewValue": "New",
+            "CreatedById": "0058d00000MiChnAAF",
+            "CreatedDate": "2026-06-10T09:00:00.000Z",
+            "IsDeleted": "false",
+        }
+    ]
     fake = FakeSalesforce(tables, server.url_for("/").rstrip("/"))
     fake.extra_describe["Account"] = [{"name": "BillingAddress", "type": "address"}]
     server.expect_request(re.compile(r"^/")).respond_with_handler(fake)
@@ -72,9 +115,20 @@ def fake(server):
 
 
 def settings(fake, tls, **kw) -> SalesforceApiSettings:
-    base = dict(login_url=fake.base_url, username="sarah.okafor@northwind.example", password="pw",
-                security_token="tok", client_id="3MVG9fake", client_secret="s3cret", objects=OBJECTS,
-                ca_bundle=str(tls[0]), backoff_seconds=0.001, bulk_poll_seconds=0.001, page_size=200, max_retries=3)
+    base = dict(
+        login_url=fake.base_url,
+        username="sarah.okafor@northwind.example",
+        password="pw",
+        security_token="tok",
+        client_id="3MVG9fake",
+        client_secret="s3cret",
+        objects=OBJECTS,
+        ca_bundle=str(tls[0]),
+        backoff_seconds=0.001,
+        bulk_poll_seconds=0.001,
+        page_size=200,
+        max_retries=3,
+    )
     return SalesforceApiSettings(**{**base, **kw})
 
 
@@ -113,7 +167,7 @@ def test_given_the_sample_rows_when_read_through_rest_then_records_equal_the_exp
     assert sorted(f.error_class for f in failures) == sorted(f.error_class for f in expected_failures)
     assert checkpoint.has_more is False and checkpoint.object_index == len(OBJECTS)
     queries = [p for m, p in fake.log if "/queryAll" in p or "/query" in p]
-    assert all("BillingAddress" not in q for q in queries)          # compound field left out
+    assert all("BillingAddress" not in q for q in queries)  # compound field left out
 
 
 def test_given_a_big_window_when_read_then_bulk_2_pages_by_locator_and_records_still_equal(fake, tls):
@@ -135,11 +189,15 @@ def test_given_several_bulk_pages_when_read_then_each_locator_is_asked_and_lands
     gen = reader.read()
     first = [next(gen) for _ in range(201)]
     assert len(first) == 201 and reader.checkpoint.bulk_job_id and reader.checkpoint.bulk_locator == "200"
-    resumed, final = drain(SalesforceApiReader(settings(fake, tls, bulk_threshold=1, objects=["User"])),
-                           checkpoint=reader.checkpoint)
+    resumed, final = drain(
+        SalesforceApiReader(settings(fake, tls, bulk_threshold=1, objects=["User"])), checkpoint=reader.checkpoint
+    )
     assert len(resumed) == 250 and final.has_more is False
-    assert [p.split("locator=")[-1].split("&")[0] for _, p in fake.log if "/results" in p and "locator=" in p] \
-        == ["200", "200", "400"]
+    assert [p.split("locator=")[-1].split("&")[0] for _, p in fake.log if "/results" in p and "locator=" in p] == [
+        "200",
+        "200",
+        "400",
+    ]
     assert sum(1 for m, p in fake.log if m == "POST" and "/jobs/query" in p) == 1
 
 
@@ -156,16 +214,18 @@ def test_given_bulk_refuses_an_object_when_read_then_rest_reads_it(fake, tls):
 
 def test_given_more_rows_than_a_page_when_read_then_next_records_url_pages_and_checkpoint_follows(fake, tls):
     users = fake.tables["User"]
-    fake.tables["User"] = [{**u, "Id": f"0058d00000U{i:04d}AAA", "Email": f"user{i}@northwind.example"}
-                           for i in range(450) for u in users[:1]]
+    fake.tables["User"] = [
+        {**u, "Id": f"0058d00000U{i:04d}AAA", "Email": f"user{i}@northwind.example"}
+        for i in range(450)
+        for u in users[:1]
+    ]
     reader = SalesforceApiReader(settings(fake, tls, objects=["User"]))
     gen = reader.read()
     first = [next(gen) for _ in range(200)]
     assert len(first) == 200
-    next(gen)                                   # the first item of page two: page one is done
+    next(gen)  # the first item of page two: page one is done
     assert reader.checkpoint.next_records_url and reader.checkpoint.object_name == "User"
-    resumed, final = drain(SalesforceApiReader(settings(fake, tls, objects=["User"])),
-                           checkpoint=reader.checkpoint)
+    resumed, final = drain(SalesforceApiReader(settings(fake, tls, objects=["User"])), checkpoint=reader.checkpoint)
     assert len(resumed) == 250 and final.has_more is False
     assert sum(1 for _, p in fake.log if "/query/01gFAKE" in p) == 3
 
@@ -190,10 +250,12 @@ def test_given_a_window_when_read_then_only_rows_changed_inside_it_come(fake, tl
     records, _ = split(items)
     assert records and all(window.contains(r.updated_at) for r in records)
     roles = {r.title for r in records if r.kind == "contact_role"}
-    assert roles == {"Dana Whitfield: Decision Maker on Acme Corp - Data Platform 2026",
-                     "Priya Raman: Business User on Acme Corp - Data Platform 2026"}
+    assert roles == {
+        "Dana Whitfield: Decision Maker on Acme Corp - Data Platform 2026",
+        "Priya Raman: Business User on Acme Corp - Data Platform 2026",
+    }
     dana = next(r for r in records if r.title.startswith("Dana"))
-    assert dana.fields["account"]["domain"] == "acme.example"      # learnt from Opportunity.Account.*
+    assert dana.fields["account"]["domain"] == "acme.example"  # learnt from Opportunity.Account.*
 
 
 # ---------------------------------------------------------------------- errors
@@ -208,8 +270,13 @@ def test_given_an_expired_session_when_read_then_one_fresh_login_and_the_same_ca
 
 
 def test_given_a_session_refused_after_relogin_then_auth_error_without_the_secrets(fake, tls):
-    fake.fail("GET", r"/describe", 401, [{"message": "Session expired or invalid", "errorCode":
-                                          "INVALID_SESSION_ID"}], times=2)
+    fake.fail(
+        "GET",
+        r"/describe",
+        401,
+        [{"message": "Session expired or invalid", "errorCode": "INVALID_SESSION_ID"}],
+        times=2,
+    )
     with pytest.raises(SalesforceAuthError) as err:
         drain(SalesforceApiReader(settings(fake, tls, objects=["User"])))
     assert "pw" not in str(err.value).replace("API", "") and "s3cret" not in str(err.value)
@@ -224,8 +291,13 @@ def test_given_wrong_credentials_then_auth_error_names_the_settings_not_their_va
 
 
 def test_given_request_limit_exceeded_then_the_run_stops_without_retrying(fake, tls):
-    fake.fail("GET", r"/queryAll", 403, [{"message": "TotalRequests Limit exceeded.",
-                                          "errorCode": "REQUEST_LIMIT_EXCEEDED"}], times=5)
+    fake.fail(
+        "GET",
+        r"/queryAll",
+        403,
+        [{"message": "TotalRequests Limit exceeded.", "errorCode": "REQUEST_LIMIT_EXCEEDED"}],
+        times=5,
+    )
     with pytest.raises(SalesforceLimitError, match="REQUEST_LIMIT_EXCEEDED"):
         drain(SalesforceApiReader(settings(fake, tls, objects=["User"])))
     assert sum(1 for _, p in fake.log if "/queryAll" in p) == 1
@@ -233,10 +305,16 @@ def test_given_request_limit_exceeded_then_the_run_stops_without_retrying(fake, 
 
 def test_given_a_503_then_success_when_read_then_retried_after_retry_after(fake, tls):
     waits = []
-    fake.fail("GET", r"/queryAll.*SELECT\+Id", 503, [{"message": "down", "errorCode": "SERVER_UNAVAILABLE"}],
-              **{"Retry-After": "0"})
-    fake.fail("GET", r"/describe", 429, [{"message": "slow down", "errorCode": "REQUEST_LIMIT"}],
-              **{"Retry-After": "0.002"})
+    fake.fail(
+        "GET",
+        r"/queryAll.*SELECT\+Id",
+        503,
+        [{"message": "down", "errorCode": "SERVER_UNAVAILABLE"}],
+        **{"Retry-After": "0"},
+    )
+    fake.fail(
+        "GET", r"/describe", 429, [{"message": "slow down", "errorCode": "REQUEST_LIMIT"}], **{"Retry-After": "0.002"}
+    )
     reader = SalesforceApiReader(settings(fake, tls, objects=["User"]), sleep=waits.append)
     records, _ = split(drain(reader)[0])
     assert len(records) == 3 and waits == [0.002, 0.0]
@@ -278,11 +356,15 @@ def test_given_a_bad_row_when_read_then_a_record_failure_and_the_rest_goes_on(fa
 
 
 def test_given_environment_variables_then_settings_build_the_api_reader():
-    env = {"GRAPHFEED_SALESFORCE_LOGIN_URL": "https://login.salesforce.com", "GRAPHFEED_SALESFORCE_USERNAME": "a@b.c",
-           "GRAPHFEED_SALESFORCE_PASSWORD": "p", "GRAPHFEED_SALESFORCE_SECURITY_TOKEN": "t",
-           "GRAPHFEED_SALESFORCE_OBJECTS": "Account, Opportunity",
-           "GRAPHFEED_SALESFORCE_EXTRA_FIELDS": "Account.Region__c,Opportunity.Account.Industry",
-           "GRAPHFEED_SALESFORCE_BULK_THRESHOLD": "5000"}
+    env = {
+        "GRAPHFEED_SALESFORCE_LOGIN_URL": "https://login.salesforce.com",
+        "GRAPHFEED_SALESFORCE_USERNAME": "a@b.c",
+        "GRAPHFEED_SALESFORCE_PASSWORD": "p",
+        "GRAPHFEED_SALESFORCE_SECURITY_TOKEN": "t",
+        "GRAPHFEED_SALESFORCE_OBJECTS": "Account, Opportunity",
+        "GRAPHFEED_SALESFORCE_EXTRA_FIELDS": "Account.Region__c,Opportunity.Account.Industry",
+        "GRAPHFEED_SALESFORCE_BULK_THRESHOLD": "5000",
+    }
     s = SalesforceApiSettings.from_env(env)
     assert s.objects == ["Account", "Opportunity"] and s.bulk_threshold == 5000
     assert s.extra_fields == {"Account": ["Region__c"], "Opportunity": ["Account.Industry"]}

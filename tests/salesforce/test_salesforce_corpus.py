@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from connectors.salesforce import SalesforceExportReader
 from ground.contract import split
 from ground.records import ErrorClass
-from connectors.salesforce import SalesforceExportReader
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "salesforce"
 FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "SOURCES.md") if CORPUS.exists() else []
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES])
 def test_given_a_corpus_file_when_read_then_it_yields_records_or_failures_without_crashing(path):
     records, failures = split(SalesforceExportReader([path]).read())
-    if path.name != "query_empty_response.json":           # a query with zero records is a valid empty answer
+    if path.name != "query_empty_response.json":  # a query with zero records is a valid empty answer
         assert records or failures
     for failure in failures:
         assert failure.reason and failure.location.file == str(path)
@@ -32,7 +32,7 @@ def test_given_the_deliberately_broken_files_when_read_then_their_failures_say_w
     _, failures = split(SalesforceExportReader([empty]).read())
     assert [f.error_class for f in failures] == [ErrorClass.parse_error] and "empty" in failures[0].reason
     variants = sorted((CORPUS / "sf_cli_tree_and_csv" / "csv").glob("*.csv"))
-    for path in variants:                                       # 8 delimiter variants: same verdict for all
+    for path in variants:  # 8 delimiter variants: same verdict for all
         _, failures = split(SalesforceExportReader([path]).read())
         assert len(failures) == 1 and "no Id column" in failures[0].reason
     _, failures = split(SalesforceExportReader([CORPUS / "sf_cli_tree_and_csv" / "data" / "missingRef"]).read())

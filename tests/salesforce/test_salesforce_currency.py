@@ -8,16 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from ground.contract import split
 from connectors.salesforce import SalesforceExportReader
+from connectors.salesforce.facts import salesforce_facts
+from ground.contract import split
 from pipelines.resources import api_resources
 from transforms.build import EpisodeSettings, make_episode, record_text
-from connectors.salesforce.facts import salesforce_facts
 
 ROOT = Path(__file__).resolve().parents[2]
 OPP_HEAD = "Id,AccountId,Name,StageName,Amount,{currency}CloseDate,CreatedDate,LastModifiedDate,SystemModstamp\n"
-FIELD_HISTORY = ("Id,OpportunityId,CreatedDate,Field,OldValue,NewValue\n"
-                 "017000000000001AAA,006000000000001AAA,2026-04-02T10:00:00.000Z,Amount,4000,4500\n")
+FIELD_HISTORY = (
+    "Id,OpportunityId,CreatedDate,Field,OldValue,NewValue\n"
+    "017000000000001AAA,006000000000001AAA,2026-04-02T10:00:00.000Z,Amount,4000,4500\n"
+)
 
 
 def export(folder: Path, currency_column: bool) -> Path:
@@ -26,7 +28,8 @@ def export(folder: Path, currency_column: bool) -> Path:
     code = "GBP," if currency_column else ""
     (folder / "Opportunity.csv").write_text(
         head + f"006000000000001AAA,001000000000001AAA,Fjord renewal,Prospecting,4500,{code}2026-09-30,"
-               "2026-04-01T09:00:00.000Z,2026-04-02T10:00:00.000Z,2026-04-02T10:00:00.000Z\n")
+        "2026-04-01T09:00:00.000Z,2026-04-02T10:00:00.000Z,2026-04-02T10:00:00.000Z\n"
+    )
     (folder / "OpportunityFieldHistory.csv").write_text(FIELD_HISTORY)
     return folder
 
@@ -74,8 +77,12 @@ def test_the_setting_reaches_the_export_and_api_readers_and_a_bad_code_is_refuse
 
 def test_preview_with_an_unusable_currency_exits_2_naming_the_setting(tmp_path):
     folder = export(tmp_path / "x", currency_column=False)
-    run = subprocess.run([sys.executable, "-m", "pipelines.commands", "preview", "--source", "salesforce", str(folder)],
-                         cwd=ROOT, capture_output=True, text=True,
-                         env={**os.environ, "GRAPHFEED_HOME": str(tmp_path), "GRAPHFEED_SALESFORCE_CURRENCY": "$"})
+    run = subprocess.run(
+        [sys.executable, "-m", "pipelines.commands", "preview", "--source", "salesforce", str(folder)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GRAPHFEED_HOME": str(tmp_path), "GRAPHFEED_SALESFORCE_CURRENCY": "$"},
+    )
     assert run.returncode == 2 and run.stdout == ""
     assert "GRAPHFEED_SALESFORCE_CURRENCY" in run.stderr and "Traceback" not in run.stderr

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from ground.contract import split
 from connectors.email import EmailExportReader
 from connectors.salesforce import SalesforceExportReader
+from ground.contract import split
 from transforms.build import EpisodeSettings, make_episode, record_text
 
 REPO = Path(__file__).resolve().parents[2]

@@ -5,14 +5,14 @@ import io
 import zipfile
 from pathlib import Path
 
-from ground.contract import TimeWindow, split
-from ground.records import ErrorClass
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.values import parse_datetime
+from ground.contract import TimeWindow, split
+from ground.records import ErrorClass
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample" / "exports" / "salesforce"
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def read(*paths, window=None):
@@ -21,8 +21,12 @@ def read(*paths, window=None):
 
 def test_given_rest_bulk_and_export_datetimes_when_parsed_then_all_are_the_same_utc_moment():
     moment = dt.datetime(2026, 6, 8, 14, 10, tzinfo=UTC)
-    for text in ("2026-06-08T14:10:00.000+0000", "2026-06-08T14:10:00.000Z", "2026-06-08 14:10:00",
-                 "2026-06-08T09:10:00.000-0500"):
+    for text in (
+        "2026-06-08T14:10:00.000+0000",
+        "2026-06-08T14:10:00.000Z",
+        "2026-06-08 14:10:00",
+        "2026-06-08T09:10:00.000-0500",
+    ):
         assert parse_datetime(text) == moment
     assert parse_datetime("") is None and parse_datetime(None) is None
     assert parse_datetime("2026-06-24") == dt.datetime(2026, 6, 24, tzinfo=UTC)
@@ -60,8 +64,11 @@ def test_given_the_sample_when_read_then_records_say_whether_they_hold_free_text
 
 def test_given_the_sample_when_read_then_the_contact_role_changes_between_snapshots():
     records, _ = read(SAMPLE)
-    roles = {(r.title.split(":")[0], r.version[:8], r.fields["values"]["IsPrimary"])
-             for r in records if r.kind == "contact_role"}
+    roles = {
+        (r.title.split(":")[0], r.version[:8], r.fields["values"]["IsPrimary"])
+        for r in records
+        if r.kind == "contact_role"
+    }
     assert ("Dana Whitfield", "20260302", "true") in roles
     assert ("Dana Whitfield", "20260608", "false") in roles
     assert ("Priya Raman", "20260608", "true") in roles
@@ -84,17 +91,20 @@ def _zip(tmp_path: Path, members: dict[str, str]) -> Path:
 
 
 def test_given_semicolon_cp1252_and_deleted_rows_when_read_then_tombstone_and_names_survive(tmp_path):
-    path = _zip(tmp_path, {
-        "Case.csv": "Id;Subject;Status;IsDeleted;SystemModstamp;OwnerId\n"
-                    "5008d00000CsAaa;Café login broken;New;false;2026-04-01T10:00:00.000Z;0058d00000SaOkf\n"
-                    "5008d00000CsBbb;Old;Closed;true;2026-04-02T10:00:00.000Z;\n",
-        "User.csv": "Id;Name;Email;SystemModstamp\n0058d00000SaOkf;Sarah Okafor;Sarah.Okafor@northwind.example;"
-                    "2026-03-02T10:00:00.000Z\n",
-        "CaseComment.csv": "Id;ParentId;CommentBody;CreatedDate;IsPublished\n"
-                           "00a8d00000CcAaa;5008d00000CsAaa;Reset the password;2026-04-01T11:00:00.000Z;true\n",
-        "CaseHistory.csv": "Id;CaseId;Field;OldValue;NewValue;CreatedDate\n"
-                           "0178d00000ChAaa;5008d00000CsAaa;Status;;New;2026-04-01T10:00:00.000Z\n",
-    })
+    path = _zip(
+        tmp_path,
+        {
+            "Case.csv": "Id;Subject;Status;IsDeleted;SystemModstamp;OwnerId\n"
+            "5008d00000CsAaa;Café login broken;New;false;2026-04-01T10:00:00.000Z;0058d00000SaOkf\n"
+            "5008d00000CsBbb;Old;Closed;true;2026-04-02T10:00:00.000Z;\n",
+            "User.csv": "Id;Name;Email;SystemModstamp\n0058d00000SaOkf;Sarah Okafor;Sarah.Okafor@northwind.example;"
+            "2026-03-02T10:00:00.000Z\n",
+            "CaseComment.csv": "Id;ParentId;CommentBody;CreatedDate;IsPublished\n"
+            "00a8d00000CcAaa;5008d00000CsAaa;Reset the password;2026-04-01T11:00:00.000Z;true\n",
+            "CaseHistory.csv": "Id;CaseId;Field;OldValue;NewValue;CreatedDate\n"
+            "0178d00000ChAaa;5008d00000CsAaa;Status;;New;2026-04-01T10:00:00.000Z\n",
+        },
+    )
     records, failures = read(path)
     assert not failures
     cases = {r.title: r for r in records if r.kind == "case"}
@@ -106,8 +116,10 @@ def test_given_semicolon_cp1252_and_deleted_rows_when_read_then_tombstone_and_na
 
 def test_given_a_history_row_without_its_parent_when_read_then_a_partial_parent_carries_it(tmp_path):
     path = tmp_path / "OpportunityHistory.csv"
-    path.write_text("Id,OpportunityId,StageName,Amount,CloseDate,CreatedDate\n"
-                    "0088d00000OhZz1,0068d00000NwAcmAAF,Closed Won,94800,2026-06-24,2026-06-24T19:00:00.000Z\n")
+    path.write_text(
+        "Id,OpportunityId,StageName,Amount,CloseDate,CreatedDate\n"
+        "0088d00000OhZz1,0068d00000NwAcmAAF,Closed Won,94800,2026-06-24,2026-06-24T19:00:00.000Z\n"
+    )
     records, failures = read(path)
     assert not failures and len(records) == 1
     assert records[0].source_key == "Opportunity:0068d00000NwAcmAAF" and records[0].fields["partial"] is True

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from ground.contract import split
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.directory import sid
+from ground.contract import split
 from tests.fidelity import below, corpus_dir, report, token_recall
 from transforms.build import record_text
 
 pytestmark = pytest.mark.slow
 
 TEXT_WORDS = ("description", "body", "comment", "notes", "message")
-SKIP = ("htmlbody",)            # rendered from the HTML: its markup is not words; TextBody carries the text
+SKIP = ("htmlbody",)  # rendered from the HTML: its markup is not words; TextBody carries the text
 
 
 def is_text_field(name: str) -> bool:
@@ -110,7 +110,9 @@ def test_given_a_custom_object_with_many_columns_and_a_long_note_then_the_episod
 
 def test_given_a_contact_with_a_custom_notes_field_then_the_note_reaches_the_episode(tmp_path):
     note = "Prefers calls before ten; decides on the depot budget together with the COO."
-    (tmp_path / "Contact.csv").write_text("Id,Name,Email,SystemModstamp,Notes__c\n"
-                                          f'003000000000001AAA,Lars Haugen,lars@fjordline.example,2026-04-01T09:00:00.000Z,"{note}"\n')
+    (tmp_path / "Contact.csv").write_text(
+        "Id,Name,Email,SystemModstamp,Notes__c\n"
+        f'003000000000001AAA,Lars Haugen,lars@fjordline.example,2026-04-01T09:00:00.000Z,"{note}"\n'
+    )
     (record,), _ = split(SalesforceExportReader([tmp_path]).read())
     assert token_recall(note, record_text(record)) == 1.0

@@ -53,7 +53,9 @@ def ensure_neo4j_jars(home: Path | None = None) -> Path:
 
 def _java() -> str:
     java_home = os.environ.get("JAVA_HOME")
-    search = os.pathsep.join(filter(None, [os.path.join(java_home, "bin") if java_home else None, os.environ.get("PATH")]))
+    search = os.pathsep.join(
+        filter(None, [os.path.join(java_home, "bin") if java_home else None, os.environ.get("PATH")])
+    )
     java = shutil.which("java", path=search)
     if java is None:
         raise Neo4jStartError("no `java` on PATH or in $JAVA_HOME/bin (run scripts/install_servers.sh)")
@@ -75,7 +77,9 @@ def _resolve_jars(jars_dir: Path | None) -> Path:
     base = Path(jars_dir) if jars_dir is not None else default_home()
     candidate = base / "jars" if (base / "jars").is_dir() else base
     if not any(candidate.glob("neo4j-kernel-*.jar")):
-        raise Neo4jStartError(f"no Neo4j jars in {candidate} (run scripts/fetch_neo4j.sh or scripts/install_servers.sh)")
+        raise Neo4jStartError(
+            f"no Neo4j jars in {candidate} (run scripts/fetch_neo4j.sh or scripts/install_servers.sh)"
+        )
     return candidate
 
 
@@ -142,8 +146,13 @@ def _start_once(workdir: Path, jars_dir: Path, timeout: float) -> Neo4jServer:
             start_new_session=True,  # own process group: stop() can signal the JVM and nothing else
         )
     server = Neo4jServer(
-        uri=f"bolt://127.0.0.1:{port}", user=USER, password=password, port=port,
-        data_dir=data_dir, log_path=log_path, process=process,
+        uri=f"bolt://127.0.0.1:{port}",
+        user=USER,
+        password=password,
+        port=port,
+        data_dir=data_dir,
+        log_path=log_path,
+        process=process,
     )
     atexit.register(server.stop)
     deadline = started + timeout

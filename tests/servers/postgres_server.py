@@ -102,7 +102,9 @@ class PostgresServer:
             raise ValueError(f"not a plain database name: {name!r}")
         import psycopg2  # lazy: only server-backed tests need it
 
-        conn = psycopg2.connect(host=self.host, port=self.port, user=self.user, password=self.password, dbname="postgres")
+        conn = psycopg2.connect(
+            host=self.host, port=self.port, user=self.user, password=self.password, dbname="postgres"
+        )
         try:
             conn.autocommit = True  # CREATE DATABASE cannot run inside a transaction
             with conn.cursor() as cur:
@@ -113,8 +115,11 @@ class PostgresServer:
 
     def stop(self) -> None:
         if self.data_dir.exists() and self.is_running():
-            _run([str(self.pg_bin / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "-t", "30", "stop"],
-                 self.run_as, check=False)
+            _run(
+                [str(self.pg_bin / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "-t", "30", "stop"],
+                self.run_as,
+                check=False,
+            )
             if not wait_gone(self.pid, 10) and self.pid:
                 try:
                     os.kill(self.pid, 9)
@@ -131,8 +136,9 @@ def _run(cmd: list[str], run_as: str | None, check: bool = True, timeout: float 
     env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
     if run_as:
         env["HOME"] = pwd.getpwnam(run_as).pw_dir
-    done = subprocess.run(cmd, capture_output=True, text=True, user=run_as, env=env, timeout=timeout,
-                          cwd="/", start_new_session=True)
+    done = subprocess.run(
+        cmd, capture_output=True, text=True, user=run_as, env=env, timeout=timeout, cwd="/", start_new_session=True
+    )
     if check and done.returncode != 0:
         raise PostgresStartError(f"{Path(cmd[0]).name} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
     return done
@@ -180,18 +186,45 @@ def start_postgres(workdir: Path, timeout: float = 60) -> PostgresServer:
         for path in (runtime, pwfile):
             os.chown(path, entry.pw_uid, entry.pw_gid)
 
-    server = PostgresServer(host="127.0.0.1", port=port, user=SUPERUSER, password=password, dbname=DEFAULT_DB,
-                            data_dir=data_dir, log_path=log_path, pg_bin=pg_bin, run_as=run_as, _owned_dir=owned)
+    server = PostgresServer(
+        host="127.0.0.1",
+        port=port,
+        user=SUPERUSER,
+        password=password,
+        dbname=DEFAULT_DB,
+        data_dir=data_dir,
+        log_path=log_path,
+        pg_bin=pg_bin,
+        run_as=run_as,
+        _owned_dir=owned,
+    )
     try:
-        _run([str(pg_bin / "initdb"), "-D", str(data_dir), "-U", SUPERUSER, f"--pwfile={pwfile}",
-              "--auth=scram-sha-256", "--encoding=UTF8", "--no-locale", "--no-sync"], run_as)
+        _run(
+            [
+                str(pg_bin / "initdb"),
+                "-D",
+                str(data_dir),
+                "-U",
+                SUPERUSER,
+                f"--pwfile={pwfile}",
+                "--auth=scram-sha-256",
+                "--encoding=UTF8",
+                "--no-locale",
+                "--no-sync",
+            ],
+            run_as,
+        )
         pwfile.unlink()
         with open(data_dir / "postgresql.conf", "a") as conf:
             conf.write("\n# graphfeed test server\n")
             conf.write("".join(f"{key} = {value}\n" for key, value in {**SERVER_SETTINGS, "port": str(port)}.items()))
         atexit.register(server.stop)
-        done = _run([str(pg_bin / "pg_ctl"), "-D", str(data_dir), "-l", str(log_path), "-w", "-t", str(int(timeout)),
-                     "start"], run_as, check=False, timeout=timeout + 10)
+        done = _run(
+            [str(pg_bin / "pg_ctl"), "-D", str(data_dir), "-l", str(log_path), "-w", "-t", str(int(timeout)), "start"],
+            run_as,
+            check=False,
+            timeout=timeout + 10,
+        )
         if done.returncode != 0:
             raise PostgresStartError(f"pg_ctl start failed ({done.returncode}): {done.stdout}{done.stderr}")
         server.pid = int((data_dir / "postmaster.pid").read_text().split()[0])

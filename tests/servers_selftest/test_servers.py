@@ -24,6 +24,7 @@ def _start_or_skip(what: str, start):
 
 # --- skip/fail policy (fast, no server) ---------------------------------------------------------------------
 
+
 def test_given_servers_not_required_when_unavailable_then_skips(monkeypatch):
     monkeypatch.delenv(fixtures.REQUIRE_ENV, raising=False)
     with pytest.raises(pytest.skip.Exception, match="Neo4j unavailable: RuntimeError: no java"):
@@ -37,6 +38,7 @@ def test_given_ci_requires_servers_when_unavailable_then_fails(monkeypatch):
 
 
 # --- real servers -------------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_given_cached_jars_when_fetching_again_then_nothing_is_downloaded():
@@ -88,10 +90,14 @@ def test_given_neo4j_when_started_then_queries_work_and_stop_leaves_nothing(tmp_
             assert [r["name"] for r in records] == ["round-trip"]
             records, _, _ = driver.execute_query("CALL dbms.components() YIELD versions RETURN versions[0] AS v")
             assert records[0]["v"].startswith("5.26.")
-            names = {"db.create.setNodeVectorProperty", "db.index.fulltext.queryNodes",
-                     "db.index.fulltext.queryRelationships"}
+            names = {
+                "db.create.setNodeVectorProperty",
+                "db.index.fulltext.queryNodes",
+                "db.index.fulltext.queryRelationships",
+            }
             records, _, _ = driver.execute_query(
-                "SHOW PROCEDURES YIELD name WHERE name IN $names RETURN collect(name) AS found", names=list(names))
+                "SHOW PROCEDURES YIELD name WHERE name IN $names RETURN collect(name) AS found", names=list(names)
+            )
             assert set(records[0]["found"]) == names  # what graphiti 0.31.2 calls on Neo4j
         with pytest.raises(AuthError), GraphDatabase.driver(server.uri, auth=("neo4j", "wrong-password")) as bad:
             bad.execute_query("RETURN 1")

@@ -97,8 +97,9 @@ This blocks our release."""
 
 def test_given_a_list_reply_when_prepared_then_only_the_vote_and_its_reason_remain():
     prepared = author_text(LIST_MAIL, "Re: [VOTE] Release Maven Foo 3.1.0")
-    assert prepared == AuthorText("+1 (binding)\n\nchecked signatures and ran the build on Linux.",
-                                  "[VOTE] Release Maven Foo 3.1.0")
+    assert prepared == AuthorText(
+        "+1 (binding)\n\nchecked signatures and ran the build on Linux.", "[VOTE] Release Maven Foo 3.1.0"
+    )
 
 
 def test_given_a_github_notification_when_prepared_then_the_human_request_is_all_that_is_left():
@@ -118,7 +119,8 @@ def test_given_a_jira_bug_with_code_log_trace_and_environment_when_prepared_then
     prepared = author_text(JIRA_BUG, "App crashes on start", kind="issue")
     assert prepared.text == (
         "When I build for Android the app crashes on start.\n\n[code]\n\nThe log says:\n\n[log]\n[stack trace]\n\n"
-        "Operating System\n[environment]\n\nThis blocks our release.")
+        "Operating System\n[environment]\n\nThis blocks our release."
+    )
     assert "NullPointerException" not in prose_only(prepared.text)
     assert "[stack trace]" not in prose_only(prepared.text)
 
@@ -144,13 +146,16 @@ def test_given_a_repeated_paragraph_when_prepared_then_it_is_read_once():
     assert author_text(body, kind="comment").text == "Update plexus-utils to 3.1.0.\n\nFixes: MDEP-584"
 
 
-@pytest.mark.parametrize("subject,expected", [
-    ("Re: Re: [VOTE] Release Apache Maven 3.5.2", "[VOTE] Release Apache Maven 3.5.2"),
-    ("AW: WG: Angebot", "Angebot"),
-    ("[jira] [Commented] (MNG-6275) ServiceLoader", "(MNG-6275) ServiceLoader"),
-    ("[GitHub] maven pull request #136: MNG-6275", "maven pull request #136: MNG-6275"),
-    (None, ""),
-])
+@pytest.mark.parametrize(
+    "subject,expected",
+    [
+        ("Re: Re: [VOTE] Release Apache Maven 3.5.2", "[VOTE] Release Apache Maven 3.5.2"),
+        ("AW: WG: Angebot", "Angebot"),
+        ("[jira] [Commented] (MNG-6275) ServiceLoader", "(MNG-6275) ServiceLoader"),
+        ("[GitHub] maven pull request #136: MNG-6275", "maven pull request #136: MNG-6275"),
+        (None, ""),
+    ],
+)
 def test_subjects_lose_reply_and_bot_prefixes_but_keep_vote_tags(subject, expected):
     assert clean_subject(subject) == expected
 

@@ -6,7 +6,7 @@ from ground.records import Actor, SourceRecord
 from transforms.build import EpisodeSettings, build_episodes
 from transforms.references import ReferenceConfig
 
-WHEN = dt.datetime(2026, 5, 4, tzinfo=dt.timezone.utc)
+WHEN = dt.datetime(2026, 5, 4, tzinfo=dt.UTC)
 
 
 class OneIntent:
@@ -15,8 +15,17 @@ class OneIntent:
 
 
 def record(body: str, title: str = "Status", **fields) -> SourceRecord:
-    return SourceRecord(source="jira", kind="issue", source_key="HOST-1", title=title, body=body,
-                        actor=Actor(id="ada@example.com"), occurred_at=WHEN, updated_at=WHEN, fields=fields)
+    return SourceRecord(
+        source="jira",
+        kind="issue",
+        source_key="HOST-1",
+        title=title,
+        body=body,
+        actor=Actor(id="ada@example.com"),
+        occurred_at=WHEN,
+        updated_at=WHEN,
+        fields=fields,
+    )
 
 
 def build(rec: SourceRecord, limit: int):

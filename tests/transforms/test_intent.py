@@ -7,8 +7,18 @@ from pathlib import Path
 import pytest
 
 from transforms.intent import (
-    CODE_VERSION, DEFAULT_LEXICON, DEFAULT_TAXONOMY, DEFAULT_TRAIN, IntentClassifier, IntentDataError, Lexicon,
-    data_version, ensure_model, load_taxonomy, train)
+    CODE_VERSION,
+    DEFAULT_LEXICON,
+    DEFAULT_TAXONOMY,
+    DEFAULT_TRAIN,
+    IntentClassifier,
+    IntentDataError,
+    Lexicon,
+    data_version,
+    ensure_model,
+    load_taxonomy,
+    train,
+)
 
 WEIGHT_FILES = ("textcat/model", "textcat_cues/model", "graphfeed_intent_features/cues.json", "config.cfg", "meta.json")
 
@@ -95,8 +105,10 @@ def test_given_blank_or_non_text_input_then_other_with_zero_confidence(clf):
 def test_given_a_label_missing_from_the_taxonomy_then_the_error_names_file_line_and_label(tmp_path):
     bad = tmp_path / "labels.jsonl"
     bad.write_text(
-        json.dumps({"text": "Please send the report", "label": "request_info"}) + "\n"
-        + json.dumps({"text": "Ship it", "label": "ship_it"}) + "\n",
+        json.dumps({"text": "Please send the report", "label": "request_info"})
+        + "\n"
+        + json.dumps({"text": "Ship it", "label": "ship_it"})
+        + "\n",
         encoding="utf-8",
     )
     with pytest.raises(IntentDataError, match=r"labels\.jsonl:2: label 'ship_it' is not in the taxonomy"):
@@ -120,9 +132,14 @@ def test_given_a_taxonomy_without_other_then_training_refuses(tmp_path):
 def test_given_own_labels_and_taxonomy_then_the_model_uses_them(tmp_path):
     tax = tmp_path / "taxonomy.json"
     tax.write_text(json.dumps({"labels": [{"name": "billing"}, {"name": "other"}]}), encoding="utf-8")
-    rows = [("Invoice 12 is wrong", "billing"), ("Please refund the overcharge", "billing"),
-            ("The payment failed twice", "billing"), ("Hello team", "other"), ("Thanks a lot", "other"),
-            ("See you tomorrow", "other")]
+    rows = [
+        ("Invoice 12 is wrong", "billing"),
+        ("Please refund the overcharge", "billing"),
+        ("The payment failed twice", "billing"),
+        ("Hello team", "other"),
+        ("Thanks a lot", "other"),
+        ("See you tomorrow", "other"),
+    ]
     labels = tmp_path / "labels.jsonl"
     labels.write_text("".join(json.dumps({"text": t, "label": lab}) + "\n" for t, lab in rows), encoding="utf-8")
     own = IntentClassifier.load(train(labels, tax, tmp_path / "m"))
@@ -149,11 +166,14 @@ def test_data_version_changes_with_any_input(tmp_path):
     assert data_version(DEFAULT_TRAIN, DEFAULT_TAXONOMY, lex) != base
 
 
-@pytest.mark.parametrize("text,lang", [
-    ("Can we push the review back a week?", "en"),
-    ("Wir müssen den Termin verschieben.", "de"),
-    ("会议推迟到下周。", "zh"),
-])
+@pytest.mark.parametrize(
+    "text,lang",
+    [
+        ("Can we push the review back a week?", "en"),
+        ("Wir müssen den Termin verschieben.", "de"),
+        ("会议推迟到下周。", "zh"),
+    ],
+)
 def test_cue_lexicon_maps_paraphrases_across_languages_to_one_concept(text, lang):
     assert "RESCHEDULE" in Lexicon.from_path(DEFAULT_LEXICON).concepts(text, lang)
 

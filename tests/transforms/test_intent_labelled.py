@@ -12,10 +12,31 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 LABELLED = REPO / "data" / "intent" / "labelled"
 CORPUS = REPO.parent / "shared" / "corpus"
-FIELDS = {"uid", "source_family", "corpus_file", "source_key", "thread", "subject", "raw_text", "label", "lang",
-          "written", "split", "references"}
-REFERENCE_TYPES = {"person", "organization", "jira_issue", "url", "email_message", "salesforce_record", "attachment",
-                   "date", "money"}
+FIELDS = {
+    "uid",
+    "source_family",
+    "corpus_file",
+    "source_key",
+    "thread",
+    "subject",
+    "raw_text",
+    "label",
+    "lang",
+    "written",
+    "split",
+    "references",
+}
+REFERENCE_TYPES = {
+    "person",
+    "organization",
+    "jira_issue",
+    "url",
+    "email_message",
+    "salesforce_record",
+    "attachment",
+    "date",
+    "money",
+}
 
 
 def _rows(name):
@@ -26,8 +47,15 @@ def _taxonomy():
     return {e["name"] for e in json.loads((REPO / "data/intent/taxonomy.json").read_text())["labels"]}
 
 
-@pytest.mark.parametrize("name,family", [("mail.jsonl", "mail"), ("crm.jsonl", "crm"), ("crm_written.jsonl", "crm"),
-                                         ("confluence_written.jsonl", "confluence")])
+@pytest.mark.parametrize(
+    "name,family",
+    [
+        ("mail.jsonl", "mail"),
+        ("crm.jsonl", "crm"),
+        ("crm_written.jsonl", "crm"),
+        ("confluence_written.jsonl", "confluence"),
+    ],
+)
 def test_labelled_units_follow_the_schema_and_the_thread_split(name, family):
     # given the committed labelled units of one family
     rows = _rows(name)

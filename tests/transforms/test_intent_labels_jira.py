@@ -16,12 +16,36 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 LABELLED = ROOT / "data" / "intent" / "labelled"
 CORPUS = ROOT / ".." / "shared" / "corpus"
-FAMILIES = {"jira_description": "jira_description.jsonl", "jira_comment": "jira_comment.jsonl",
-            "confluence": "confluence.jsonl"}
-KEYS = ["uid", "source_family", "corpus_file", "source_key", "thread", "subject", "raw_text", "label", "lang",
-        "written", "split", "references"]
-REFERENCE_KINDS = {"person", "organization", "jira_issue", "url", "email_message", "salesforce_record", "attachment",
-                   "date", "money"}
+FAMILIES = {
+    "jira_description": "jira_description.jsonl",
+    "jira_comment": "jira_comment.jsonl",
+    "confluence": "confluence.jsonl",
+}
+KEYS = [
+    "uid",
+    "source_family",
+    "corpus_file",
+    "source_key",
+    "thread",
+    "subject",
+    "raw_text",
+    "label",
+    "lang",
+    "written",
+    "split",
+    "references",
+]
+REFERENCE_KINDS = {
+    "person",
+    "organization",
+    "jira_issue",
+    "url",
+    "email_message",
+    "salesforce_record",
+    "attachment",
+    "date",
+    "money",
+}
 STRUCTURED = ("jira_issue", "url", "email_message", "salesforce_record", "attachment")
 
 
@@ -89,9 +113,12 @@ def test_given_labelled_references_then_ids_are_written_in_the_text_and_dates_ar
 
 def test_given_the_corpus_then_the_extraction_scripts_reproduce_every_unit_text():
     corpus = _corpus_or_skip()
-    dumped = {(unit["source_key"], unit["corpus_file"], unit["raw_text"])
-              for module in (_script("extract_jira"), _script("extract_confluence"))
-              for unit in module.units(corpus)}
-    missing = [row["uid"] for row in _all_rows()
-               if (row["source_key"], row["corpus_file"], row["raw_text"]) not in dumped]
+    dumped = {
+        (unit["source_key"], unit["corpus_file"], unit["raw_text"])
+        for module in (_script("extract_jira"), _script("extract_confluence"))
+        for unit in module.units(corpus)
+    }
+    missing = [
+        row["uid"] for row in _all_rows() if (row["source_key"], row["corpus_file"], row["raw_text"]) not in dumped
+    ]
     assert missing == []

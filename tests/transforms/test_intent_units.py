@@ -55,8 +55,12 @@ def test_given_the_embedding_head_alone_when_trained_then_its_other_threshold_is
 
 def test_given_the_trained_model_when_predicting_then_labels_come_from_the_taxonomy(trained):
     model = shipped.load(trained)
-    out = model.predict(["+1 (binding)", "", "Is there a way to do this?"], ["en", "en", "en"],
-                        subjects=["[VOTE] x", "", ""], families=["mail", "mail", "mail"])
+    out = model.predict(
+        ["+1 (binding)", "", "Is there a way to do this?"],
+        ["en", "en", "en"],
+        subjects=["[VOTE] x", "", ""],
+        families=["mail", "mail", "mail"],
+    )
     assert out[1] == ("other", 0.0)
     assert all(label in model.labels and 0.0 <= conf <= 1.0 for label, conf in out)
 
@@ -90,7 +94,7 @@ def test_given_a_labels_file_when_intent_eval_then_figures_are_printed(monkeypat
     assert "per source family (macro-F1, n): jira_comment" in out and "mail " in out
     assert "confusion (rows gold, columns predicted):" in out
     rows = [line for line in out.splitlines() if line.startswith("  decision ") and len(line.split()) == 9]
-    assert len(rows) == 1 and sum(map(int, rows[0].split()[1:])) == 1      # one decision unit, one row of counts
+    assert len(rows) == 1 and sum(map(int, rows[0].split()[1:])) == 1  # one decision unit, one row of counts
 
 
 def test_given_a_bad_labels_file_when_intent_eval_then_usage_error_names_the_line(tmp_path, capsys, monkeypatch):

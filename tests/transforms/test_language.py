@@ -10,14 +10,17 @@ from transforms.language import detect_language
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Hello, could you please confirm the delivery date for the Acme order?", "en"),
-    ("Können Sie bitte den Liefertermin für die Bestellung bestätigen? Vielen Dank!", "de"),
-    ("Wir haben das Angebot von Acme Corp erhalten und prüfen es bis Freitag.", "de"),
-    ("请查看附件Q3报价单_V2.pdf和合同草案.docx，相关工单ABC-123，链接：https://example.cn/a/b。", "zh"),
-    ("请把Acme Corporation GmbH的报价发给我", "zh"),
-    ("好的，谢谢", "zh"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Hello, could you please confirm the delivery date for the Acme order?", "en"),
+        ("Können Sie bitte den Liefertermin für die Bestellung bestätigen? Vielen Dank!", "de"),
+        ("Wir haben das Angebot von Acme Corp erhalten und prüfen es bis Freitag.", "de"),
+        ("请查看附件Q3报价单_V2.pdf和合同草案.docx，相关工单ABC-123，链接：https://example.cn/a/b。", "zh"),
+        ("请把Acme Corporation GmbH的报价发给我", "zh"),
+        ("好的，谢谢", "zh"),
+    ],
+)
 def test_given_text_when_detected_then_language(text, expected):
     assert detect_language(text) == expected
 

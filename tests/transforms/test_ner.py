@@ -16,10 +16,12 @@ def test_batches_are_bounded_by_characters_and_keep_order():
 
 
 def test_batch_and_single_calls_find_the_same_entities():
-    texts = ["Dana Whitfield from Acme Corp confirmed the date on 3 June 2026.",
-             "Tom Berger asked Globex about the renewal. " * 40,
-             "",
-             "Priya Nair met Initech on Friday."]
+    texts = [
+        "Dana Whitfield from Acme Corp confirmed the date on 3 June 2026.",
+        "Tom Berger asked Globex about the renewal. " * 40,
+        "",
+        "Priya Nair met Initech on Friday.",
+    ]
     assert ner.entities_batch(texts) == [ner.entities(t) for t in texts]
     people = {e.text for e in ner.entities(texts[0]) if e.label == "PERSON"}
     assert "Dana Whitfield" in people

@@ -5,9 +5,9 @@ import datetime as dt
 
 import pytest
 
+from connectors.registry import episode_facts
 from tests.graph.scenario import DANA, TOM, email_episode
 from transforms.author_text import author_text
-from connectors.registry import episode_facts
 from transforms.references import ReferenceConfig, extract_references
 
 # Shaped like the mailing-list and Jira text where these junk entities were seen (issue 15).
@@ -29,8 +29,17 @@ def refs():
 
 def test_given_technical_text_when_extracted_then_products_code_and_prompts_are_no_entities(refs):
     ids = {r.id for r in refs}
-    for junk in ("person:string", "person:android", "person:jenkins", "org:sdk", "org:xcode", "org:jenkins",
-                 "money:USD:1", "person:krollproxy", "org:tiapp::calldata const&"):
+    for junk in (
+        "person:string",
+        "person:android",
+        "person:jenkins",
+        "org:sdk",
+        "org:xcode",
+        "org:jenkins",
+        "money:USD:1",
+        "person:krollproxy",
+        "org:tiapp::calldata const&",
+    ):
         assert junk not in ids
     assert not any(r.kind in ("person", "organization") and ("::" in r.id or "." in r.id) for r in refs)
 
@@ -64,34 +73,35 @@ def test_given_a_jira_mention_then_it_is_a_person_reference_below_the_entity_con
 
 
 def test_given_an_unconfirmed_name_when_facts_are_built_then_it_is_no_node_unless_it_is_a_known_party():
-    when = dt.datetime(2026, 3, 2, tzinfo=dt.timezone.utc)
+    when = dt.datetime(2026, 3, 2, tzinfo=dt.UTC)
     known = (TOM.name or "").casefold()
-    episode = email_episode("g", "m1", when, actor=DANA, to=(TOM,),
-                            refs=["person:rodriguez", f"person:{known}", "person:sarah miller"])
+    episode = email_episode(
+        "g", "m1", when, actor=DANA, to=(TOM,), refs=["person:rodriguez", f"person:{known}", "person:sarah miller"]
+    )
     episode.metadata.unconfirmed_names = ["person:rodriguez", f"person:{known}"]
     names = {e.name.casefold() for e in episode_facts(episode, {}).entities}
-    assert "rodriguez" not in names                     # NER-only, unknown: stays a reference on the episode
-    assert known in names                               # resolves to a participant of the mail
-    assert "sarah miller" in names                      # confident NER name: a node as before
+    assert "rodriguez" not in names  # NER-only, unknown: stays a reference on the episode
+    assert known in names  # resolves to a participant of the mail
+    assert "sarah miller" in names  # confident NER name: a node as before
     assert "person:rodriguez" in episode.references
-
 
 
 def test_given_jira_comments_with_unconfirmed_names_when_facts_are_built_then_no_unknown_name_node():
     import json
     from pathlib import Path
 
+    from connectors.jira.facts import jira_facts
     from connectors.jira.issue_record import issue_records
     from ground.records import Origin
     from transforms.build import EpisodeSettings, make_episode
-    from connectors.jira.facts import jira_facts
 
     sample = Path(__file__).resolve().parents[2] / "sample" / "exports" / "jira" / "issues" / "ACME-12.json"
     records = list(issue_records(json.loads(sample.read_text(encoding="utf-8")), Origin(file=str(sample))))
     assert any(r.kind == "comment" for r in records)
     for record in records:
-        episode = make_episode(record, record.body, "en", "status_update", 0.9, ["person:rodriguez", "org:acme"],
-                               EpisodeSettings())
+        episode = make_episode(
+            record, record.body, "en", "status_update", 0.9, ["person:rodriguez", "org:acme"], EpisodeSettings()
+        )
         episode.metadata.unconfirmed_names = ["person:rodriguez"]
         names = {e.name.casefold() for e in jira_facts(episode, {}).entities}
         assert "rodriguez" not in names and "acme" in names

@@ -33,12 +33,17 @@ def ids(text, **kwargs):
 
 # ------------------------------------------------------------------------------------------------ golden rules
 
+
 @pytest.mark.parametrize("case", GOLDEN, ids=[c["name"] for c in GOLDEN])
 def test_golden_rule_cases(case):
     config = ReferenceConfig(**{**case.get("config", {}), "ner": False})
-    got = ids(case["text"], language=case.get("language", "en"),
-              attachments=[Attachment(**a) for a in case.get("attachments", [])],
-              message_ids=case.get("message_ids", []), config=config)
+    got = ids(
+        case["text"],
+        language=case.get("language", "en"),
+        attachments=[Attachment(**a) for a in case.get("attachments", [])],
+        message_ids=case.get("message_ids", []),
+        config=config,
+    )
     assert got == case["expect"]
 
 
@@ -46,12 +51,25 @@ def test_golden_cases_cover_every_rule_kind():
     kinds = set()
     for case in GOLDEN:
         config = ReferenceConfig(**{**case.get("config", {}), "ner": False})
-        refs = extract_references(case["text"], language=case.get("language", "en"),
-                                  attachments=[Attachment(**a) for a in case.get("attachments", [])],
-                                  message_ids=case.get("message_ids", []), config=config)
+        refs = extract_references(
+            case["text"],
+            language=case.get("language", "en"),
+            attachments=[Attachment(**a) for a in case.get("attachments", [])],
+            message_ids=case.get("message_ids", []),
+            config=config,
+        )
         kinds |= {r.kind for r in refs}
-    assert kinds == {"jira_issue", "confluence_page", "salesforce_record", "url", "email_message", "attachment",
-                     "date", "money", "email_address"}
+    assert kinds == {
+        "jira_issue",
+        "confluence_page",
+        "salesforce_record",
+        "url",
+        "email_message",
+        "attachment",
+        "date",
+        "money",
+        "email_address",
+    }
 
 
 def test_extraction_is_deterministic():
@@ -61,6 +79,7 @@ def test_extraction_is_deterministic():
 
 # ------------------------------------------------------------------------------------------------ salesforce
 
+
 def test_salesforce_checksum_known_values():
     assert salesforce_checksum("0065g00000XyZ12") == "AAF"
     assert salesforce_checksum("001A000001Lk8Nw") == "IAJ"
@@ -68,15 +87,18 @@ def test_salesforce_checksum_known_values():
     assert salesforce_checksum("AAAAAAAAAAAAAAA") == "555"
 
 
-@pytest.mark.parametrize("candidate, expected", [
-    ("0065g00000XyZ12AAF", "0065g00000XyZ12AAF"),      # valid 18
-    ("0065g00000XyZ12aaf", "0065g00000XyZ12AAF"),      # suffix case does not matter
-    ("0065g00000XyZ12AAB", None),                      # bad checksum
-    ("0065g00000XyZ12", "0065g00000XyZ12AAF"),         # 15 -> 18
-    ("abcdefghijklmno", None),                         # no digit
-    ("123456789012345", None),                         # no letter
-    ("ANTIDISESTABLISHMENTARIANISM", None),
-])
+@pytest.mark.parametrize(
+    "candidate, expected",
+    [
+        ("0065g00000XyZ12AAF", "0065g00000XyZ12AAF"),  # valid 18
+        ("0065g00000XyZ12aaf", "0065g00000XyZ12AAF"),  # suffix case does not matter
+        ("0065g00000XyZ12AAB", None),  # bad checksum
+        ("0065g00000XyZ12", "0065g00000XyZ12AAF"),  # 15 -> 18
+        ("abcdefghijklmno", None),  # no digit
+        ("123456789012345", None),  # no letter
+        ("ANTIDISESTABLISHMENTARIANISM", None),
+    ],
+)
 def test_salesforce_id18(candidate, expected):
     assert salesforce_id18(candidate) == expected
 
@@ -86,9 +108,20 @@ def test_given_bad_checksum_in_text_then_no_reference():
     assert ids("Opp 0065g00000XyZ12AAF") == ["salesforce:Opportunity:0065g00000XyZ12AAF"]
 
 
-@pytest.mark.parametrize("prefix, object_type", [("001", "Account"), ("003", "Contact"), ("006", "Opportunity"),
-                                                 ("00Q", "Lead"), ("500", "Case"), ("00T", "Task"),
-                                                 ("00U", "Event"), ("005", "User"), ("02s", "EmailMessage")])
+@pytest.mark.parametrize(
+    "prefix, object_type",
+    [
+        ("001", "Account"),
+        ("003", "Contact"),
+        ("006", "Opportunity"),
+        ("00Q", "Lead"),
+        ("500", "Case"),
+        ("00T", "Task"),
+        ("00U", "Event"),
+        ("005", "User"),
+        ("02s", "EmailMessage"),
+    ],
+)
 def test_given_known_key_prefix_then_object_type(prefix, object_type):
     id15 = prefix + "5g00000AbCdE"
     id18 = id15 + salesforce_checksum(id15)
@@ -98,35 +131,51 @@ def test_given_known_key_prefix_then_object_type(prefix, object_type):
 
 # ------------------------------------------------------------------------------------------------ urls, money
 
-@pytest.mark.parametrize("raw, expected", [
-    ("HTTPS://Example.COM", "https://example.com/"),
-    ("https://example.com:443/a?utm_source=x&b=2#section", "https://example.com/a?b=2"),
-    ("http://example.com:8080/app#/records/5", "http://example.com:8080/app#/records/5"),
-    ("https://user:pw@example.com/a", "https://example.com/a"),
-    ("http://[::1", None),
-    ("https://example.com:99999/a", None),
-])
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("HTTPS://Example.COM", "https://example.com/"),
+        ("https://example.com:443/a?utm_source=x&b=2#section", "https://example.com/a?b=2"),
+        ("http://example.com:8080/app#/records/5", "http://example.com:8080/app#/records/5"),
+        ("https://user:pw@example.com/a", "https://example.com/a"),
+        ("http://[::1", None),
+        ("https://example.com:99999/a", None),
+    ],
+)
 def test_normalise_url(raw, expected):
     assert normalise_url(raw) == expected
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("https://example.com/a.", "url:https://example.com/a"),
-    ("https://example.com/a?x=1,", "url:https://example.com/a?x=1"),
-    ("(https://example.com/a)", "url:https://example.com/a"),
-    ("https://example.com/a!?", "url:https://example.com/a"),
-    ("\"https://example.com/a\"", "url:https://example.com/a"),
-    ("链接：https://example.cn/a/b。", "url:https://example.cn/a/b"),
-    ("*https://example.com/a*", "url:https://example.com/a"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("https://example.com/a.", "url:https://example.com/a"),
+        ("https://example.com/a?x=1,", "url:https://example.com/a?x=1"),
+        ("(https://example.com/a)", "url:https://example.com/a"),
+        ("https://example.com/a!?", "url:https://example.com/a"),
+        ('"https://example.com/a"', "url:https://example.com/a"),
+        ("链接：https://example.cn/a/b。", "url:https://example.cn/a/b"),
+        ("*https://example.com/a*", "url:https://example.com/a"),
+    ],
+)
 def test_given_url_with_trailing_punctuation_then_trimmed(text, expected):
     assert ids(text) == [expected]
 
 
-@pytest.mark.parametrize("number, expected", [
-    ("48,500", "48500"), ("48.500", "48500"), ("1.200,50", "1200.50"), ("1,200.50", "1200.50"), ("3.5", "3.5"),
-    ("1,5", "1.5"), ("1,234,567", "1234567"), ("1'000", "1000"),
-])
+@pytest.mark.parametrize(
+    "number, expected",
+    [
+        ("48,500", "48500"),
+        ("48.500", "48500"),
+        ("1.200,50", "1200.50"),
+        ("1,200.50", "1200.50"),
+        ("3.5", "3.5"),
+        ("1,5", "1.5"),
+        ("1,234,567", "1234567"),
+        ("1'000", "1000"),
+    ],
+)
 def test_parse_amount(number, expected):
     assert str(parse_amount(number)) == expected
 
@@ -138,9 +187,11 @@ def test_given_yen_sign_then_currency_depends_on_language():
 
 # ------------------------------------------------------------------------------------------------ NER (English)
 
-NER_TEXT = ("Hi Sarah Miller, Jonas Weber from Globex Corporation called on Tuesday. Acme Corp agreed to $48,500 "
-            "by September 15, 2024. Confluence and Salesforce record 0065g00000XyZ12AAB were mentioned. "
-            "The VP of IBM will meet John Smith's team on 3 October.")
+NER_TEXT = (
+    "Hi Sarah Miller, Jonas Weber from Globex Corporation called on Tuesday. Acme Corp agreed to $48,500 "
+    "by September 15, 2024. Confluence and Salesforce record 0065g00000XyZ12AAB were mentioned. "
+    "The VP of IBM will meet John Smith's team on 3 October."
+)
 
 
 @pytest.fixture(scope="module")
@@ -150,13 +201,19 @@ def ner_refs():
 
 def test_given_english_text_when_ner_then_people_and_organisations(ner_refs):
     found = {r.id for r in ner_refs}
-    assert {"person:sarah miller", "person:jonas weber", "person:john smith", "org:acme corp",
-            "org:globex corporation", "org:ibm"} <= found
+    assert {
+        "person:sarah miller",
+        "person:jonas weber",
+        "person:john smith",
+        "org:acme corp",
+        "org:globex corporation",
+        "org:ibm",
+    } <= found
 
 
 def test_given_english_text_when_ner_then_dates_resolved_with_year_context(ner_refs):
     dates = [r.id for r in ner_refs if r.kind == "date"]
-    assert dates == ["date:2024-09-15", "date:2024-10-03"]         # "Tuesday" is not a calendar date
+    assert dates == ["date:2024-09-15", "date:2024-10-03"]  # "Tuesday" is not a calendar date
 
 
 def test_given_english_text_when_ner_then_known_mistakes_filtered(ner_refs):
@@ -167,8 +224,12 @@ def test_given_english_text_when_ner_then_known_mistakes_filtered(ner_refs):
 
 
 def test_given_name_map_then_ner_names_map_to_canonical_ids():
-    config = ReferenceConfig(name_map={"acme corp": "salesforce:Account:001A000001Lk8NwIAJ",
-                                       "Sarah Miller": "person:sarah.miller@acme.example"})
+    config = ReferenceConfig(
+        name_map={
+            "acme corp": "salesforce:Account:001A000001Lk8NwIAJ",
+            "Sarah Miller": "person:sarah.miller@acme.example",
+        }
+    )
     found = ids("Sarah Miller from Acme Corp sent the contract.", config=config)
     assert "salesforce:Account:001A000001Lk8NwIAJ" in found
     assert "person:sarah.miller@acme.example" in found
@@ -176,8 +237,9 @@ def test_given_name_map_then_ner_names_map_to_canonical_ids():
 
 
 def test_given_german_or_chinese_text_then_no_ner_only_rules():
-    de = extract_references("Herr Thomas Müller von der Siemens AG hat 48.500 € zugesagt.", language="de",
-                            config=ReferenceConfig())
+    de = extract_references(
+        "Herr Thomas Müller von der Siemens AG hat 48.500 € zugesagt.", language="de", config=ReferenceConfig()
+    )
     assert [r.id for r in de] == ["money:EUR:48500"]
     zh = extract_references("王伟来自华为技术有限公司，金额5万元。", language="zh", config=ReferenceConfig())
     assert [r.id for r in zh] == ["money:CNY:50000"]
@@ -189,8 +251,10 @@ def test_batch_equals_single():
     config = ReferenceConfig(jira_project_keys=["ABC"])
     attachments = [[Attachment(name="a.pdf")], [], [], [], []]
     batch = extract_references_batch(texts, languages, attachments=attachments, config=config)
-    single = [extract_references(t, language=lang, attachments=a, config=config)
-              for t, lang, a in zip(texts, languages, attachments)]
+    single = [
+        extract_references(t, language=lang, attachments=a, config=config)
+        for t, lang, a in zip(texts, languages, attachments)
+    ]
     assert batch == single
     assert all(isinstance(r, Reference) for refs in batch for r in refs)
 
@@ -202,9 +266,29 @@ def test_batch_rejects_mismatched_lengths():
 
 # ------------------------------------------------------------------------------------------------ robustness
 
-@pytest.mark.parametrize("text", ["", " ", "\x00\x01", "<@>", "<a@b>", "http://", "https://[", "$", "€,",
-                                  "¥" * 1000, "a" * 20000, "1." * 5000, "《" * 300 + ".pdf", "年月日" * 100,
-                                  "@" * 1000, "0" * 18, "https://x.force.com/" + "0" * 15])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ",
+        "\x00\x01",
+        "<@>",
+        "<a@b>",
+        "http://",
+        "https://[",
+        "$",
+        "€,",
+        "¥" * 1000,
+        "a" * 20000,
+        "1." * 5000,
+        "《" * 300 + ".pdf",
+        "年月日" * 100,
+        "@" * 1000,
+        "0" * 18,
+        "https://x.force.com/" + "0" * 15,
+    ],
+)
 def test_given_garbage_then_no_crash(text):
     refs = extract_references(text, config=RULES)
     assert all(r.id for r in refs)
@@ -215,7 +299,7 @@ def test_given_real_email_sentences_then_rules_run_and_offsets_hold():
     text = path.read_text(encoding="utf-8", errors="replace")
     refs = extract_references(text, config=RULES)
     assert len(refs) > 50
-    assert all(text[r.start:r.end] == r.text for r in refs)
+    assert all(text[r.start : r.end] == r.text for r in refs)
     assert {"url", "email_address", "money"} <= {r.kind for r in refs}
 
 
@@ -233,21 +317,29 @@ def test_given_whole_mbox_corpus_then_extraction_with_ner_never_crashes():
     assert sum(len(r) for r in results) > len(bodies)
     for body, refs in zip(bodies, results):
         assert len({r.id for r in refs}) == len(refs)
-        assert all(body[r.start:r.end] == r.text for r in refs if r.start is not None)
+        assert all(body[r.start : r.end] == r.text for r in refs if r.start is not None)
 
 
 # ------------------------------------------------------------------------------------------------ regressions
 
+
 @pytest.mark.parametrize("phrase", ["100644", "2358a2a 100644", "Tuesday", "next week", "2024", "the 1990s"])
 def test_given_ner_date_phrase_that_is_not_a_calendar_date_then_skipped(phrase):
     from transforms.references import resolve_date
+
     assert resolve_date(phrase, 2024) is None
 
 
-@pytest.mark.parametrize("phrase, expected", [
-    ("September 15, 2024", "date:2024-09-15"), ("March 3rd", "date:2024-03-03"),
-    ("15th of September", "date:2024-09-15"), ("Sept. 3", "date:2024-09-03"),
-])
+@pytest.mark.parametrize(
+    "phrase, expected",
+    [
+        ("September 15, 2024", "date:2024-09-15"),
+        ("March 3rd", "date:2024-03-03"),
+        ("15th of September", "date:2024-09-15"),
+        ("Sept. 3", "date:2024-09-03"),
+    ],
+)
 def test_given_ner_date_phrase_then_resolved_with_context_year(phrase, expected):
     from transforms.references import resolve_date
+
     assert resolve_date(phrase, 2024) == expected

@@ -17,20 +17,31 @@ def ids(text, **kwargs):
 
 # ------------------------------------------------------------------------------------------------ offsets, order
 
+
 def test_given_text_references_then_offsets_point_at_the_surface_form():
     text = "相关工单ABC-123，见 https://example.com/x。金额$48,500"
     for ref in extract_references(text, config=ReferenceConfig(jira_project_keys=["ABC"], ner=False)):
-        assert text[ref.start:ref.end] == ref.text
+        assert text[ref.start : ref.end] == ref.text
     assert ids(text, config=ReferenceConfig(jira_project_keys=["ABC"], ner=False)) == [
-        "jira:issue:ABC-123", "url:https://example.com/x", "money:USD:48500"]
+        "jira:issue:ABC-123",
+        "url:https://example.com/x",
+        "money:USD:48500",
+    ]
 
 
 def test_given_repeated_mentions_then_first_occurrence_kept_and_metadata_after_text():
     text = "SALES-2 then SALES-1 then SALES-2 again, see a.pdf"
-    refs = extract_references(text, attachments=[Attachment(name="z.pdf"), Attachment(name="a.pdf")],
-                              config=ReferenceConfig(jira_project_keys=["SALES"], ner=False))
-    assert [r.id for r in refs] == ["jira:issue:SALES-2", "jira:issue:SALES-1", "attachment:name:a.pdf",
-                                    "attachment:name:z.pdf"]
+    refs = extract_references(
+        text,
+        attachments=[Attachment(name="z.pdf"), Attachment(name="a.pdf")],
+        config=ReferenceConfig(jira_project_keys=["SALES"], ner=False),
+    )
+    assert [r.id for r in refs] == [
+        "jira:issue:SALES-2",
+        "jira:issue:SALES-1",
+        "attachment:name:a.pdf",
+        "attachment:name:z.pdf",
+    ]
     assert refs[2].start == text.index("a.pdf")
     assert refs[3].start is None and refs[3].end is None
 
@@ -43,6 +54,7 @@ def test_given_fullwidth_input_when_normalised_first_then_keys_found():
 
 
 # ------------------------------------------------------------------------------------------------ jira
+
 
 @pytest.mark.parametrize("token", ["UTF-8", "COVID-19", "ISO-9001", "MP-3"])
 def test_given_jira_shaped_token_not_in_project_keys_then_rejected(token):
@@ -58,7 +70,9 @@ def test_given_project_keys_in_lower_case_config_then_still_matched():
 def test_given_jira_base_urls_then_browse_links_elsewhere_are_plain_urls():
     config = ReferenceConfig(jira_base_urls=["https://jira.acme.example"], ner=False)
     assert ids("https://jira.acme.example/browse/OPS-1 https://elsewhere.example/browse/OPS-2", config=config) == [
-        "jira:issue:OPS-1", "url:https://elsewhere.example/browse/OPS-2"]
+        "jira:issue:OPS-1",
+        "url:https://elsewhere.example/browse/OPS-2",
+    ]
 
 
 @pytest.mark.parametrize("text", ["相关工单ABC-123，", "工单ABC-123号", "(ABC-123)", "ABC-123.", "«ABC-123»"])
@@ -73,11 +87,13 @@ def test_given_key_glued_to_ascii_then_not_found(text):
 
 # ------------------------------------------------------------------------------------------------ names
 
+
 def test_given_attachment_name_in_text_then_its_hash_id_with_offsets():
     text = "Please review the attached q3_QUOTE.xlsx today."
     refs = extract_references(text, attachments=[Attachment(name="Q3_quote.xlsx", sha256="AB" * 32)], config=RULES)
     assert [(r.id, r.text, r.start) for r in refs] == [
-        ("attachment:sha256:" + "ab" * 32, "q3_QUOTE.xlsx", text.index("q3_QUOTE"))]
+        ("attachment:sha256:" + "ab" * 32, "q3_QUOTE.xlsx", text.index("q3_QUOTE"))
+    ]
 
 
 def test_given_attachment_name_with_spaces_then_matched_whole():
@@ -93,15 +109,18 @@ def test_given_name_map_then_file_names_map_to_canonical_ids():
 
 def test_given_cjk_brackets_then_whole_name_taken():
     assert ids("请看《合同 草案 v2.docx》和「报价单.xlsx」", language="zh") == [
-        "attachment:name:合同 草案 v2.docx", "attachment:name:报价单.xlsx"]
+        "attachment:name:合同 草案 v2.docx",
+        "attachment:name:报价单.xlsx",
+    ]
 
 
 # ------------------------------------------------------------------------------------------------ regressions
 
+
 def test_given_quoted_path_then_file_name_is_the_base_name():
     text = 'src="/images/logo.png" alt="x"'
     refs = extract_references(text, config=RULES)
-    assert [(r.id, text[r.start:r.end]) for r in refs] == [("attachment:name:logo.png", "logo.png")]
+    assert [(r.id, text[r.start : r.end]) for r in refs] == [("attachment:name:logo.png", "logo.png")]
 
 
 def test_given_config_copied_with_other_keys_then_new_keys_apply():

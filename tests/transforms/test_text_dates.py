@@ -10,11 +10,11 @@ import pytest
 from transforms.text_dates import find_dates
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "text_dates.json").read_text())["cases"]
-REF = dt.datetime(2026, 6, 10, 12, 0, tzinfo=dt.timezone.utc)          # a Wednesday
+REF = dt.datetime(2026, 6, 10, 12, 0, tzinfo=dt.UTC)  # a Wednesday
 
 
 def found(case: dict) -> set[str]:
-    ref = dt.datetime.fromisoformat(case["ref"]).replace(hour=12, tzinfo=dt.timezone.utc)
+    ref = dt.datetime.fromisoformat(case["ref"]).replace(hour=12, tzinfo=dt.UTC)
     return {d.date.isoformat() for d in find_dates(case["text"], case["lang"], ref).dates}
 
 
@@ -45,15 +45,19 @@ def test_given_03_04_2026_in_english_then_it_is_ambiguous_and_no_date_but_german
 def test_given_a_german_month_name_then_its_dot_does_not_end_the_sentence_kept_with_the_date():
     scan = find_dates("Danke. Der Termin am 14. September 2026 steht. Gruß", "de", REF)
     assert [(d.date, d.sentence, d.form) for d in scan.dates] == [
-        (dt.date(2026, 9, 14), "Der Termin am 14. September 2026 steht.", "absolute")]
+        (dt.date(2026, 9, 14), "Der Termin am 14. September 2026 steht.", "absolute")
+    ]
 
 
-@pytest.mark.parametrize("text,lang,expected,form", [
-    ("We confirm Sept 14 for the cutover.", "en", dt.date(2026, 9, 14), "year_inferred"),
-    ("Treffen wir uns nächsten Dienstag?", "de", dt.date(2026, 6, 16), "relative"),
-    ("我们下周二开会。", "zh", dt.date(2026, 6, 16), "relative"),
-    ("我确认交付日期为2026年9月14日。", "zh", dt.date(2026, 9, 14), "absolute"),
-])
+@pytest.mark.parametrize(
+    "text,lang,expected,form",
+    [
+        ("We confirm Sept 14 for the cutover.", "en", dt.date(2026, 9, 14), "year_inferred"),
+        ("Treffen wir uns nächsten Dienstag?", "de", dt.date(2026, 6, 16), "relative"),
+        ("我们下周二开会。", "zh", dt.date(2026, 6, 16), "relative"),
+        ("我确认交付日期为2026年9月14日。", "zh", dt.date(2026, 9, 14), "absolute"),
+    ],
+)
 def test_given_forms_without_a_year_or_relative_then_the_record_time_decides(text, lang, expected, form):
     (date,) = find_dates(text, lang, REF).dates
     assert (date.date, date.form) == (expected, form)

@@ -21,7 +21,21 @@ from transforms.intent.version import CODE_VERSION
 code_version: str = CODE_VERSION
 
 __all__ = [
-    "CODE_VERSION", "DEFAULT_HELDOUT", "DEFAULT_LEXICON", "DEFAULT_TAXONOMY", "DEFAULT_TRAIN", "IntentClassifier",
-    "IntentDataError", "Lexicon", "LexiconError", "Taxonomy", "code_version", "data_version", "ensure_model",
-    "load_examples", "load_taxonomy", "model_dir", "train",
+    "CODE_VERSION",
+    "DEFAULT_HELDOUT",
+    "DEFAULT_LEXICON",
+    "DEFAULT_TAXONOMY",
+    "DEFAULT_TRAIN",
+    "IntentClassifier",
+    "IntentDataError",
+    "Lexicon",
+    "LexiconError",
+    "Taxonomy",
+    "code_version",
+    "data_version",
+    "ensure_model",
+    "load_examples",
+    "load_taxonomy",
+    "model_dir",
+    "train",
 ]

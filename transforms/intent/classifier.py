@@ -1,7 +1,7 @@
 """IntentClassifier: load a trained pipeline directory and label texts with (intent, confidence)."""
 
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy
 import spacy
@@ -48,9 +48,14 @@ class IntentClassifier:
             probs = (1 - self.cue_weight) * probs + self.cue_weight * numpy.asarray(self._cues.predict(docs))
         return probs
 
-    def predict(self, texts: Sequence[str], languages: Sequence[str] | None = None,
-                threshold: float | None = 0.5, subjects: Sequence[str] | None = None,
-                families: Sequence[str] | None = None) -> list[tuple[str, float]]:
+    def predict(
+        self,
+        texts: Sequence[str],
+        languages: Sequence[str] | None = None,
+        threshold: float | None = 0.5,
+        subjects: Sequence[str] | None = None,
+        families: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]:
         """(label, confidence) per text; a top score below `threshold` becomes ("other", score).
 
         Blank or non-text input gives ("other", 0.0): nothing to classify is not an error. A blank text with a

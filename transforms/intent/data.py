@@ -59,13 +59,17 @@ def load_taxonomy(path: Path) -> Taxonomy:
     try:
         taxonomy = Taxonomy.model_validate(raw)
     except ValidationError as exc:
-        raise IntentDataError(f"{path}: invalid taxonomy (expected {{'labels': [{{'name': ..., 'description': ...}}]}}): {exc}") from exc
+        raise IntentDataError(
+            f"{path}: invalid taxonomy (expected {{'labels': [{{'name': ..., 'description': ...}}]}}): {exc}"
+        ) from exc
     names = taxonomy.names
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise IntentDataError(f"{path}: duplicate label names in taxonomy: {dupes}")
     if OTHER not in names:
-        raise IntentDataError(f"{path}: the taxonomy must contain the label {OTHER!r} (low-confidence predictions fall back to it)")
+        raise IntentDataError(
+            f"{path}: the taxonomy must contain the label {OTHER!r} (low-confidence predictions fall back to it)"
+        )
     return taxonomy
 
 
@@ -84,7 +88,9 @@ def load_examples(path: Path, taxonomy: Taxonomy, taxonomy_path: Path | str = "t
         try:
             item = LabelledText.model_validate_json(line)
         except ValidationError as exc:
-            raise IntentDataError(f"{path}:{lineno}: invalid labelled example (need text, label, optional lang): {exc.errors()[0]['msg']}") from exc
+            raise IntentDataError(
+                f"{path}:{lineno}: invalid labelled example (need text, label, optional lang): {exc.errors()[0]['msg']}"
+            ) from exc
         if item.label not in known:
             raise IntentDataError(
                 f"{path}:{lineno}: label {item.label!r} is not in the taxonomy {taxonomy_path} (known labels: {', '.join(sorted(known))})"

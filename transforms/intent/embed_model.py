@@ -41,8 +41,13 @@ def cue_vocabulary(lexicon: Lexicon) -> list[str]:
     return [*names, *(f"NOT_{n}" for n in names if n != "NEG")]
 
 
-def featurize(inputs: Sequence[ClassifierInput], config: FeatureConfig, lexicon: Lexicon | None,
-              vocabulary: Sequence[str], embedder: IntentEmbedder) -> np.ndarray:
+def featurize(
+    inputs: Sequence[ClassifierInput],
+    config: FeatureConfig,
+    lexicon: Lexicon | None,
+    vocabulary: Sequence[str],
+    embedder: IntentEmbedder,
+) -> np.ndarray:
     texts = [i.text if i.text.strip() else i.subject for i in inputs]
     blocks = [embedder.encode(texts)]
     if config.subject_weight > 0:
@@ -78,18 +83,37 @@ class EmbedIntentClassifier:
 
     kind = "embed"
 
-    def __init__(self, labels: list[str], w: np.ndarray, b: np.ndarray, config: FeatureConfig,
-                 lexicon: Lexicon | None, vocabulary: list[str], threshold: float, meta: dict | None = None,
-                 embedder: IntentEmbedder | None = None):
+    def __init__(
+        self,
+        labels: list[str],
+        w: np.ndarray,
+        b: np.ndarray,
+        config: FeatureConfig,
+        lexicon: Lexicon | None,
+        vocabulary: list[str],
+        threshold: float,
+        meta: dict | None = None,
+        embedder: IntentEmbedder | None = None,
+    ):
         self.labels, self.w, self.b, self.config = labels, w, b, config
         self.lexicon, self.vocabulary, self.threshold = lexicon, vocabulary, threshold
         self.meta = meta or {}
         self.embedder = embedder or shared_embedder()
 
     @classmethod
-    def fit(cls, inputs: Sequence[ClassifierInput], gold: Sequence[str], labels: list[str], config: FeatureConfig,
-            lexicon: Lexicon | None, *, l2: float = 1e-3, threshold: float = 0.0,
-            embedder: IntentEmbedder | None = None, x: np.ndarray | None = None) -> "EmbedIntentClassifier":
+    def fit(
+        cls,
+        inputs: Sequence[ClassifierInput],
+        gold: Sequence[str],
+        labels: list[str],
+        config: FeatureConfig,
+        lexicon: Lexicon | None,
+        *,
+        l2: float = 1e-3,
+        threshold: float = 0.0,
+        embedder: IntentEmbedder | None = None,
+        x: np.ndarray | None = None,
+    ) -> "EmbedIntentClassifier":
         embedder = embedder or shared_embedder()
         vocabulary = cue_vocabulary(lexicon) if lexicon is not None else []
         if x is None:
@@ -120,21 +144,40 @@ class EmbedIntentClassifier:
         out = self.decide(self.scores_inputs(inputs), threshold)
         return [(OTHER, 0.0) if not (i.text.strip() or i.subject.strip()) else r for i, r in zip(inputs, out)]
 
-    def predict(self, texts: Sequence[str], languages: Sequence[str] | None = None, threshold: float | None = None,
-                subjects: Sequence[str] | None = None, families: Sequence[str] | None = None):
+    def predict(
+        self,
+        texts: Sequence[str],
+        languages: Sequence[str] | None = None,
+        threshold: float | None = None,
+        subjects: Sequence[str] | None = None,
+        families: Sequence[str] | None = None,
+    ):
         return self.predict_inputs(classifier_inputs(texts, languages, subjects, families), threshold)
 
     def save(self, out_dir: Path) -> Path:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         np.savez(out_dir / WEIGHTS, w=self.w, b=self.b)
-        (out_dir / META).write_text(json.dumps({
-            **self.meta, "kind": self.kind, "labels": self.labels, "config": self.config.model_dump(),
-            "vocabulary": self.vocabulary, "threshold": self.threshold, "dim": DIM}, indent=1, sort_keys=True),
-            encoding="utf-8")
+        (out_dir / META).write_text(
+            json.dumps(
+                {
+                    **self.meta,
+                    "kind": self.kind,
+                    "labels": self.labels,
+                    "config": self.config.model_dump(),
+                    "vocabulary": self.vocabulary,
+                    "threshold": self.threshold,
+                    "dim": DIM,
+                },
+                indent=1,
+                sort_keys=True,
+            ),
+            encoding="utf-8",
+        )
         if self.lexicon is not None:
-            (out_dir / LEXICON).write_text(json.dumps(self.lexicon.source, ensure_ascii=False, sort_keys=True),
-                                           encoding="utf-8")
+            (out_dir / LEXICON).write_text(
+                json.dumps(self.lexicon.source, ensure_ascii=False, sort_keys=True), encoding="utf-8"
+            )
         return out_dir
 
     @classmethod
@@ -144,5 +187,14 @@ class EmbedIntentClassifier:
         with np.load(path / WEIGHTS, allow_pickle=False) as data:
             w, b = data["w"], data["b"]
         lexicon = Lexicon.from_path(path / LEXICON) if (path / LEXICON).is_file() else None
-        return cls(meta["labels"], w, b, FeatureConfig(**meta["config"]), lexicon, meta["vocabulary"],
-                   float(meta["threshold"]), meta, embedder)
+        return cls(
+            meta["labels"],
+            w,
+            b,
+            FeatureConfig(**meta["config"]),
+            lexicon,
+            meta["vocabulary"],
+            float(meta["threshold"]),
+            meta,
+            embedder,
+        )

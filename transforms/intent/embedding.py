@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 DIM = 384
-MAX_TOKENS = 128          # intent sits in the first lines; 128 word pieces cost ~half of 256 (bench/intent_bench.py)
+MAX_TOKENS = 128  # intent sits in the first lines; 128 word pieces cost ~half of 256 (bench/intent_bench.py)
 BATCH = 32
 MEMORY_LIMIT = 20_000
 
@@ -90,10 +90,10 @@ class IntentEmbedder:
         return out
 
     def _encode_sorted(self, items: list[tuple[str, str]]) -> dict[str, np.ndarray]:
-        items = sorted(items, key=lambda kv: len(kv[1]))       # similar lengths per batch: less padding
+        items = sorted(items, key=lambda kv: len(kv[1]))  # similar lengths per batch: less padding
         found: dict[str, np.ndarray] = {}
         for start in range(0, len(items), BATCH):
-            chunk = items[start:start + BATCH]
+            chunk = items[start : start + BATCH]
             vecs = self.model.encode([text for _, text in chunk]).astype(np.float32)
             found.update({key: vec for (key, _), vec in zip(chunk, vecs)})
         return found

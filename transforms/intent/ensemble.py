@@ -17,17 +17,22 @@ from transforms.intent.data import OTHER
 from transforms.intent.embed_model import EmbedIntentClassifier
 from transforms.intent.units import ClassifierInput, classifier_inputs
 
-WEIGHT = 0.6          # share of the embedding head (bench/intent_bench.py, CV on train)
-EMBED_L2 = 1e-4       # L2 of the embedding head (same CV)
-THRESHOLD = 0.30      # top probability below this -> other (same CV)
+WEIGHT = 0.6  # share of the embedding head (bench/intent_bench.py, CV on train)
+EMBED_L2 = 1e-4  # L2 of the embedding head (same CV)
+THRESHOLD = 0.30  # top probability below this -> other (same CV)
 META = "ensemble.json"
 
 
 class EnsembleIntentClassifier:
     kind = "ensemble"
 
-    def __init__(self, embed: EmbedIntentClassifier, lexical: IntentClassifier, weight: float = WEIGHT,
-                 threshold: float = THRESHOLD):
+    def __init__(
+        self,
+        embed: EmbedIntentClassifier,
+        lexical: IntentClassifier,
+        weight: float = WEIGHT,
+        threshold: float = THRESHOLD,
+    ):
         if embed.labels != lexical.labels:
             raise ValueError(f"the two models disagree on labels: {embed.labels} vs {lexical.labels}")
         self.embed, self.lexical, self.weight, self.threshold = embed, lexical, weight, threshold
@@ -53,8 +58,14 @@ class EnsembleIntentClassifier:
             out.append((self.labels[best] if conf >= t else OTHER, conf))
         return out
 
-    def predict(self, texts: Sequence[str], languages: Sequence[str] | None = None, threshold: float | None = None,
-                subjects: Sequence[str] | None = None, families: Sequence[str] | None = None):
+    def predict(
+        self,
+        texts: Sequence[str],
+        languages: Sequence[str] | None = None,
+        threshold: float | None = None,
+        subjects: Sequence[str] | None = None,
+        families: Sequence[str] | None = None,
+    ):
         return self.predict_inputs(classifier_inputs(texts, languages, subjects, families), threshold)
 
     def save(self, out_dir: Path) -> Path:
@@ -68,5 +79,9 @@ class EnsembleIntentClassifier:
     def load(cls, path: Path) -> "EnsembleIntentClassifier":
         path = Path(path)
         meta = json.loads((path / META).read_text(encoding="utf-8"))
-        return cls(EmbedIntentClassifier.load(path / "embed"), IntentClassifier.load(path / "lexical"),
-                   float(meta["weight"]), float(meta["threshold"]))
+        return cls(
+            EmbedIntentClassifier.load(path / "embed"),
+            IntentClassifier.load(path / "lexical"),
+            float(meta["weight"]),
+            float(meta["threshold"]),
+        )

@@ -76,14 +76,14 @@ def text_features(doc: Doc, lexicon: Lexicon | None, lang: str, char_ngrams: tup
         for word in _WORD.findall(text.lower()):
             padded = f"<{word}>"
             for n in range(lo, hi + 1):
-                feats += [f"c:{padded[i:i + n]}" for i in range(len(padded) - n + 1)]
+                feats += [f"c:{padded[i : i + n]}" for i in range(len(padded) - n + 1)]
     for run in _CJK_RUN.findall(text):
         feats += [f"z:{ch}" for ch in run]
-        feats += [f"z:{run[i:i + 2]}" for i in range(len(run) - 1)]
+        feats += [f"z:{run[i : i + 2]}" for i in range(len(run) - 1)]
     if lexicon is not None:
         concepts = lexicon.concepts(text, lang)
         feats += [f"k:{c}" for c in concepts]
-        feats += [f"kk:{a}+{b}" for i, a in enumerate(concepts) for b in concepts[i + 1:]]
+        feats += [f"kk:{a}+{b}" for i, a in enumerate(concepts) for b in concepts[i + 1 :]]
     return feats
 
 
@@ -113,7 +113,9 @@ class IntentFeatures:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         data = self.lexicon.source if self.lexicon is not None else {}
-        (path / LEXICON_FILE).write_text(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1), encoding="utf-8")
+        (path / LEXICON_FILE).write_text(
+            json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1), encoding="utf-8"
+        )
 
     def from_disk(self, path, *, exclude=tuple()):
         data = json.loads((Path(path) / LEXICON_FILE).read_text(encoding="utf-8"))
@@ -132,7 +134,9 @@ def hash_features(feats: list[str]) -> tuple[numpy.ndarray, numpy.ndarray]:
     for f in feats:
         h = get_string_id(f)
         counts[h] = counts.get(h, 0) + 1
-    return numpy.fromiter(counts.keys(), dtype="uint64", count=len(counts)), numpy.fromiter(counts.values(), dtype="float32", count=len(counts))
+    return numpy.fromiter(counts.keys(), dtype="uint64", count=len(counts)), numpy.fromiter(
+        counts.values(), dtype="float32", count=len(counts)
+    )
 
 
 def _hashed_forward(model: Model, docs: list[Doc], is_train: bool):
@@ -155,13 +159,16 @@ def _hashed_forward(model: Model, docs: list[Doc], is_train: bool):
 
 
 @registry.architectures("graphfeed.IntentFeatureBOW.v1")
-def build_intent_feature_bow(exclusive_classes: bool = True, length: int = 2**16, features_key: str = FEATURES_KEY,
-                             nO: int | None = None) -> Model:
+def build_intent_feature_bow(
+    exclusive_classes: bool = True, length: int = 2**16, features_key: str = FEATURES_KEY, nO: int | None = None
+) -> Model:
     """TextCatBOW.v3 with our feature hashing instead of `extract_ngrams(ORTH)`."""
     length = 2 ** (length - 1).bit_length()
     fill_defaults = {"b": NEG_VALUE if exclusive_classes else 0, "W": 0}
     sparse_linear = SparseLinear_v2(nO=nO, length=length)
-    resizable_layer = resizable(sparse_linear, resize_layer=partial(resize_linear_weighted, fill_defaults=fill_defaults))
+    resizable_layer = resizable(
+        sparse_linear, resize_layer=partial(resize_linear_weighted, fill_defaults=fill_defaults)
+    )
     model = chain(Model("intent_feature_hash", _hashed_forward, attrs={"features_key": features_key}), resizable_layer)
     if exclusive_classes:
         model = chain(model, softmax_activation())

@@ -37,13 +37,13 @@ class CueMatch:
 class _Compiled:
     """Per-language lookup tables built from the entries."""
 
-    exact: dict = field(default_factory=dict)     # word -> [(concept, entry)]
-    prefix: dict = field(default_factory=dict)    # stem -> [(concept, entry)]
-    suffix: list = field(default_factory=list)    # [(suffix, concept, entry)]
-    multi: dict = field(default_factory=dict)     # first word -> [(elements, concept, entry)]
+    exact: dict = field(default_factory=dict)  # word -> [(concept, entry)]
+    prefix: dict = field(default_factory=dict)  # stem -> [(concept, entry)]
+    suffix: list = field(default_factory=list)  # [(suffix, concept, entry)]
+    multi: dict = field(default_factory=dict)  # first word -> [(elements, concept, entry)]
     multi_prefix: dict = field(default_factory=dict)  # first stem -> [(elements, concept, entry)]
-    literal: list = field(default_factory=list)   # [(substring, concept, entry)]  (CJK)
-    regex: list = field(default_factory=list)     # [(pattern, concept, entry)]
+    literal: list = field(default_factory=list)  # [(substring, concept, entry)]  (CJK)
+    regex: list = field(default_factory=list)  # [(pattern, concept, entry)]
 
 
 def _words(entry: str) -> list[str]:
@@ -172,7 +172,9 @@ class Lexicon:
                     found.append(CueMatch(concept, pos, pos + len(lit), entry))
                     pos = low.find(lit, pos + 1)
             for rx, concept, entry in t.regex:
-                found.extend(CueMatch(concept, m.start(), m.end(), entry) for m in rx.finditer(text) if m.end() > m.start())
+                found.extend(
+                    CueMatch(concept, m.start(), m.end(), entry) for m in rx.finditer(text) if m.end() > m.start()
+                )
         return found
 
     def concepts(self, text: str, lang: str) -> list[str]:

@@ -13,8 +13,15 @@ def softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def fit_softmax(x: np.ndarray, y: np.ndarray, n_classes: int, l2: float = 1e-3, steps: int = 400,
-                lr: float = 0.5, balanced: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def fit_softmax(
+    x: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    l2: float = 1e-3,
+    steps: int = 400,
+    lr: float = 0.5,
+    balanced: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
     """(W, b) minimising weighted cross-entropy + l2/2 |W|^2 by gradient descent with Nesterov momentum."""
     n, d = x.shape
     x = x.astype(np.float64)

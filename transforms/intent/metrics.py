@@ -20,8 +20,8 @@ class Report(NamedTuple):
     accuracy: float
     macro_f1: float
     per_label: dict[str, LabelScore]
-    per_family: dict[str, tuple[float, int]]          # family -> (macro-F1, n)
-    confusion: dict[tuple[str, str], int]             # (gold, predicted) -> count
+    per_family: dict[str, tuple[float, int]]  # family -> (macro-F1, n)
+    confusion: dict[tuple[str, str], int]  # (gold, predicted) -> count
     labels: list[str]
 
 
@@ -50,12 +50,19 @@ def report(gold: Sequence[str], pred: Sequence[str], families: Sequence[str], la
     fams: dict[str, list[int]] = {}
     for i, fam in enumerate(families):
         fams.setdefault(fam, []).append(i)
-    per_family = {fam: (macro_f1([gold[i] for i in idx], [pred[i] for i in idx], labels), len(idx))
-                  for fam, idx in sorted(fams.items())}
+    per_family = {
+        fam: (macro_f1([gold[i] for i in idx], [pred[i] for i in idx], labels), len(idx))
+        for fam, idx in sorted(fams.items())
+    }
     return Report(
-        n=len(gold), accuracy=sum(g == p for g, p in zip(gold, pred)) / len(gold) if gold else 0.0,
-        macro_f1=macro_f1(gold, pred, labels), per_label=_scores(gold, pred, labels), per_family=per_family,
-        confusion=dict(Counter(zip(gold, pred))), labels=list(labels))
+        n=len(gold),
+        accuracy=sum(g == p for g, p in zip(gold, pred)) / len(gold) if gold else 0.0,
+        macro_f1=macro_f1(gold, pred, labels),
+        per_label=_scores(gold, pred, labels),
+        per_family=per_family,
+        confusion=dict(Counter(zip(gold, pred))),
+        labels=list(labels),
+    )
 
 
 def format_report(rep: Report, title: str = "") -> str:
@@ -64,8 +71,10 @@ def format_report(rep: Report, title: str = "") -> str:
     for lab in rep.labels:
         s = rep.per_label[lab]
         lines.append(f"  {lab:<20} {s.precision:5.2f} {s.recall:5.2f} {s.f1:5.2f} {s.support:5d}")
-    lines.append("  per source family (macro-F1, n): " + ", ".join(
-        f"{fam} {f1:.3f} ({n})" for fam, (f1, n) in rep.per_family.items()))
+    lines.append(
+        "  per source family (macro-F1, n): "
+        + ", ".join(f"{fam} {f1:.3f} ({n})" for fam, (f1, n) in rep.per_family.items())
+    )
     short = [lab[:6] for lab in rep.labels]
     lines.append("  confusion (rows gold, columns predicted):")
     lines.append("  " + " " * 20 + " ".join(f"{s:>6}" for s in short))

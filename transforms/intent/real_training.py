@@ -26,14 +26,15 @@ from transforms.intent.units import LabelledUnit, labelled_files, load_units, pr
 from transforms.intent.version import CODE_VERSION
 
 DEFAULT_LABELLED = DATA_DIR / "labelled"
-USE_SYNTHETIC = True                       # the synthetic phrasings as extra training rows (bench: CV on train)
+USE_SYNTHETIC = True  # the synthetic phrasings as extra training rows (bench: CV on train)
 L2_GRID = (1e-4, 3e-4, 1e-3, 3e-3)
 THRESHOLD_GRID = tuple(round(0.05 * k, 2) for k in range(0, 13))
 FOLDS = 5
 
 
-def training_files(train_path: Path | None = None, labelled_dir: Path = DEFAULT_LABELLED,
-                   synthetic: bool = USE_SYNTHETIC) -> list[Path]:
+def training_files(
+    train_path: Path | None = None, labelled_dir: Path = DEFAULT_LABELLED, synthetic: bool = USE_SYNTHETIC
+) -> list[Path]:
     """A user's own labels file replaces ours; by default the real units plus (optionally) the synthetic ones."""
     if train_path is not None:
         return [Path(train_path)]
@@ -41,8 +42,9 @@ def training_files(train_path: Path | None = None, labelled_dir: Path = DEFAULT_
     return files + [DEFAULT_TRAIN] if synthetic or not files else files
 
 
-def data_version(files: Sequence[Path], taxonomy_path: Path = DEFAULT_TAXONOMY,
-                 lexicon_path: Path = DEFAULT_LEXICON) -> str:
+def data_version(
+    files: Sequence[Path], taxonomy_path: Path = DEFAULT_TAXONOMY, lexicon_path: Path = DEFAULT_LEXICON
+) -> str:
     h = hashlib.sha256()
     for tag, p in [*(("train", f) for f in files), ("taxonomy", taxonomy_path), ("lexicon", lexicon_path)]:
         data = Path(p).read_bytes()
@@ -80,8 +82,9 @@ def decide(probs: np.ndarray, labels: Sequence[str], threshold: float) -> list[s
     return [labels[other] if probs[i, b] < threshold else labels[b] for i, b in enumerate(best)]
 
 
-def calibrate(x: np.ndarray, gold: Sequence[str], folds: np.ndarray, labels: list[str],
-              scored: np.ndarray | None = None) -> tuple[float, float, float]:
+def calibrate(
+    x: np.ndarray, gold: Sequence[str], folds: np.ndarray, labels: list[str], scored: np.ndarray | None = None
+) -> tuple[float, float, float]:
     """(l2, threshold, CV macro-F1) maximising macro-F1 of out-of-fold predictions on the scored rows."""
     y = np.array([labels.index(g) for g in gold])
     rows = np.ones(len(y), dtype=bool) if scored is None else scored
@@ -96,9 +99,15 @@ def calibrate(x: np.ndarray, gold: Sequence[str], folds: np.ndarray, labels: lis
     return best
 
 
-def fit_units(units: Sequence[LabelledUnit], labels: list[str], lexicon: Lexicon | None,
-              config: FeatureConfig | None = None, embedder: IntentEmbedder | None = None,
-              calibrated: bool = True, l2: float = L2_GRID[2]) -> EmbedIntentClassifier:
+def fit_units(
+    units: Sequence[LabelledUnit],
+    labels: list[str],
+    lexicon: Lexicon | None,
+    config: FeatureConfig | None = None,
+    embedder: IntentEmbedder | None = None,
+    calibrated: bool = True,
+    l2: float = L2_GRID[2],
+) -> EmbedIntentClassifier:
     config = config or FeatureConfig()
     embedder = embedder or shared_embedder()
     inputs = [prepare(u) for u in units]
@@ -110,8 +119,9 @@ def fit_units(units: Sequence[LabelledUnit], labels: list[str], lexicon: Lexicon
         folds = np.array([fold_of(u) for u in units])
         real = np.array([u.source_family != "synthetic" for u in units])
         l2, threshold, cv = calibrate(x, gold, folds, labels, real if real.any() else None)
-    model = EmbedIntentClassifier.fit(inputs, gold, labels, config, lexicon, l2=l2, threshold=threshold,
-                                      embedder=embedder, x=x)
+    model = EmbedIntentClassifier.fit(
+        inputs, gold, labels, config, lexicon, l2=l2, threshold=threshold, embedder=embedder, x=x
+    )
     model.meta.update({"cv_macro_f1": cv, "n_units": len(units)})
     return model
 
@@ -131,9 +141,14 @@ def fit_lexical(units: Sequence[LabelledUnit], labels: list[str], lexicon_data: 
     return IntentClassifier(fit(build_pipeline(labels, lexicon_data), examples, seed=seed))
 
 
-def train(files: Sequence[Path], out_dir: Path, taxonomy_path: Path = DEFAULT_TAXONOMY,
-          lexicon_path: Path | None = DEFAULT_LEXICON, embedder: IntentEmbedder | None = None,
-          kind: str = "ensemble") -> Path:
+def train(
+    files: Sequence[Path],
+    out_dir: Path,
+    taxonomy_path: Path = DEFAULT_TAXONOMY,
+    lexicon_path: Path | None = DEFAULT_LEXICON,
+    embedder: IntentEmbedder | None = None,
+    kind: str = "ensemble",
+) -> Path:
     """kind "ensemble" (shipped: embedding head + lexical textcat) or "embed" (the head alone, its own CV threshold)."""
     from transforms.intent.ensemble import EnsembleIntentClassifier
 
@@ -143,17 +158,23 @@ def train(files: Sequence[Path], out_dir: Path, taxonomy_path: Path = DEFAULT_TA
     from transforms.intent.ensemble import EMBED_L2
 
     model = fit_units(units, taxonomy.names, lexicon, embedder=embedder, calibrated=kind == "embed", l2=EMBED_L2)
-    model.meta.update({"code_version": CODE_VERSION, "taxonomy": [lab.model_dump() for lab in taxonomy.labels],
-                       "files": [Path(f).name for f in files],
-                       "data_version": data_version(files, taxonomy_path, lexicon_path or DEFAULT_LEXICON)})
+    model.meta.update(
+        {
+            "code_version": CODE_VERSION,
+            "taxonomy": [lab.model_dump() for lab in taxonomy.labels],
+            "files": [Path(f).name for f in files],
+            "data_version": data_version(files, taxonomy_path, lexicon_path or DEFAULT_LEXICON),
+        }
+    )
     if kind == "embed":
         return model.save(out_dir)
     lexical = fit_lexical(units, taxonomy.names, lexicon.source if lexicon else None)
     return EnsembleIntentClassifier(model, lexical).save(out_dir)
 
 
-def model_dir(home: Path, files: Sequence[Path], taxonomy_path: Path = DEFAULT_TAXONOMY,
-              lexicon_path: Path = DEFAULT_LEXICON) -> Path:
+def model_dir(
+    home: Path, files: Sequence[Path], taxonomy_path: Path = DEFAULT_TAXONOMY, lexicon_path: Path = DEFAULT_LEXICON
+) -> Path:
     return Path(home) / "models" / "intent" / f"{CODE_VERSION}-{data_version(files, taxonomy_path, lexicon_path)}"
 
 
@@ -161,8 +182,12 @@ def embedding_cache(home: Path) -> DiskCache:
     return DiskCache(Path(home) / "models" / "intent" / "embeddings.npz")
 
 
-def ensure_model(home: Path, train_path: Path | None = None, taxonomy_path: Path = DEFAULT_TAXONOMY,
-                 lexicon_path: Path = DEFAULT_LEXICON) -> Path:
+def ensure_model(
+    home: Path,
+    train_path: Path | None = None,
+    taxonomy_path: Path = DEFAULT_TAXONOMY,
+    lexicon_path: Path = DEFAULT_LEXICON,
+) -> Path:
     """The cached model directory, trained first if missing (into a temp dir, then renamed: races are harmless)."""
     files = training_files(train_path)
     final = model_dir(home, files, taxonomy_path, lexicon_path)
@@ -182,5 +207,3 @@ def ensure_model(home: Path, train_path: Path | None = None, taxonomy_path: Path
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final
-
-

@@ -12,12 +12,14 @@ from transforms.intent.version import CODE_VERSION
 MODEL_KIND = "ensemble"
 
 
-def ensure(home: Path, train_path: Path | None = None, taxonomy_path: Path | None = None, seed: int = 0,
-           kind: str = MODEL_KIND) -> Path:
+def ensure(
+    home: Path, train_path: Path | None = None, taxonomy_path: Path | None = None, seed: int = 0, kind: str = MODEL_KIND
+) -> Path:
     taxonomy = Path(taxonomy_path) if taxonomy_path else training.DEFAULT_TAXONOMY
     if kind == "lexical":
-        return training.ensure_model(home, Path(train_path) if train_path else training.DEFAULT_TRAIN, taxonomy,
-                                     seed=seed)
+        return training.ensure_model(
+            home, Path(train_path) if train_path else training.DEFAULT_TRAIN, taxonomy, seed=seed
+        )
     return real_training.ensure_model(home, Path(train_path) if train_path else None, taxonomy)
 
 

@@ -11,8 +11,8 @@ import os
 import random
 import shutil
 import tempfile
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
 import spacy
 from spacy.language import Language
@@ -38,7 +38,9 @@ CHAR_NGRAMS = (3, 5)
 CUE_WEIGHT = 0.6  # chosen on dev splits of train.jsonl (0.6-0.7 plateau), not on held-out
 
 
-def data_version(train_path: Path = DEFAULT_TRAIN, taxonomy_path: Path = DEFAULT_TAXONOMY, lexicon_path: Path = DEFAULT_LEXICON) -> str:
+def data_version(
+    train_path: Path = DEFAULT_TRAIN, taxonomy_path: Path = DEFAULT_TAXONOMY, lexicon_path: Path = DEFAULT_LEXICON
+) -> str:
     """sha256 over the three training inputs (content only, not their paths)."""
     h = hashlib.sha256()
     for tag, p in (("train", train_path), ("taxonomy", taxonomy_path), ("lexicon", lexicon_path)):
@@ -56,15 +58,30 @@ def build_pipeline(labels: Sequence[str], lexicon: dict | None, char_ngrams: tup
         feats.set_lexicon(lexicon)
     tc = nlp.add_pipe(
         "textcat",
-        config={"model": {"@architectures": "graphfeed.IntentFeatureBOW.v1", "exclusive_classes": True, "length": HASH_LENGTH}},
+        config={
+            "model": {
+                "@architectures": "graphfeed.IntentFeatureBOW.v1",
+                "exclusive_classes": True,
+                "length": HASH_LENGTH,
+            }
+        },
     )
     for label in labels:
         tc.add_label(label)
     nlp.meta["graphfeed"] = {"cue_weight": CUE_WEIGHT if lexicon is not None else 0.0}
     if lexicon is not None and CUE_WEIGHT > 0:
-        cues = nlp.add_pipe("textcat", name="textcat_cues", config={"model": {
-            "@architectures": "graphfeed.IntentFeatureBOW.v1", "exclusive_classes": True, "length": 2**12,
-            "features_key": CUES_KEY}})
+        cues = nlp.add_pipe(
+            "textcat",
+            name="textcat_cues",
+            config={
+                "model": {
+                    "@architectures": "graphfeed.IntentFeatureBOW.v1",
+                    "exclusive_classes": True,
+                    "length": 2**12,
+                    "features_key": CUES_KEY,
+                }
+            },
+        )
         for label in labels:
             cues.add_label(label)
     return nlp
@@ -75,8 +92,15 @@ def build_baseline(labels: Sequence[str]) -> Language:
     nlp = spacy.blank("xx")
     tc = nlp.add_pipe(
         "textcat",
-        config={"model": {"@architectures": "spacy.TextCatBOW.v3", "exclusive_classes": True, "ngram_size": 2,
-                          "no_output_layer": False, "length": HASH_LENGTH}},
+        config={
+            "model": {
+                "@architectures": "spacy.TextCatBOW.v3",
+                "exclusive_classes": True,
+                "ngram_size": 2,
+                "no_output_layer": False,
+                "length": HASH_LENGTH,
+            }
+        },
     )
     for label in labels:
         tc.add_label(label)
@@ -131,34 +155,46 @@ def train(
     lexicon = json.loads(Path(lexicon_path).read_text(encoding="utf-8")) if lexicon_path else None
     nlp = build_pipeline(taxonomy.names, lexicon)
     fit(nlp, examples, seed=seed)
-    nlp.meta.update({
-        "name": "graphfeed_intent",
-        "version": CODE_VERSION,
-        "description": "graphfeed intent classifier (cue lexicon + char n-grams + sparse linear textcat)",
-        "graphfeed": {
-            **nlp.meta.get("graphfeed", {}),
-            "seed": seed,
-            "code_version": CODE_VERSION,
-            "data_version": data_version(train_path, taxonomy_path, lexicon_path) if lexicon_path else None,
-            "taxonomy": [lab.model_dump() for lab in taxonomy.labels],
-            "n_examples": len(examples),
-        },
-    })
+    nlp.meta.update(
+        {
+            "name": "graphfeed_intent",
+            "version": CODE_VERSION,
+            "description": "graphfeed intent classifier (cue lexicon + char n-grams + sparse linear textcat)",
+            "graphfeed": {
+                **nlp.meta.get("graphfeed", {}),
+                "seed": seed,
+                "code_version": CODE_VERSION,
+                "data_version": data_version(train_path, taxonomy_path, lexicon_path) if lexicon_path else None,
+                "taxonomy": [lab.model_dump() for lab in taxonomy.labels],
+                "n_examples": len(examples),
+            },
+        }
+    )
     out_dir = Path(out_dir)
     nlp.to_disk(out_dir)
     return out_dir
 
 
-def model_dir(home: Path, train_path: Path = DEFAULT_TRAIN, taxonomy_path: Path = DEFAULT_TAXONOMY,
-              seed: int = 0, lexicon_path: Path = DEFAULT_LEXICON) -> Path:
+def model_dir(
+    home: Path,
+    train_path: Path = DEFAULT_TRAIN,
+    taxonomy_path: Path = DEFAULT_TAXONOMY,
+    seed: int = 0,
+    lexicon_path: Path = DEFAULT_LEXICON,
+) -> Path:
     name = f"{CODE_VERSION}-{data_version(train_path, taxonomy_path, lexicon_path)}"
     if seed != 0:
         name += f"-s{seed}"
     return Path(home) / "models" / "intent" / name
 
 
-def ensure_model(home: Path, train_path: Path = DEFAULT_TRAIN, taxonomy_path: Path = DEFAULT_TAXONOMY,
-                 seed: int = 0, lexicon_path: Path = DEFAULT_LEXICON) -> Path:
+def ensure_model(
+    home: Path,
+    train_path: Path = DEFAULT_TRAIN,
+    taxonomy_path: Path = DEFAULT_TAXONOMY,
+    seed: int = 0,
+    lexicon_path: Path = DEFAULT_LEXICON,
+) -> Path:
     """Return the cached model directory, training it first if missing (train to a temp dir, then rename)."""
     final = model_dir(home, train_path, taxonomy_path, seed, lexicon_path)
     if final.is_dir():

@@ -19,8 +19,14 @@ from transforms.intent.data import IntentDataError, Taxonomy, normalise_lang
 FAMILIES = ("mail", "jira_description", "jira_comment", "confluence", "crm")
 SYNTHETIC = "synthetic"
 # Which author_text rules a family gets: mail reply rules for mails and CRM e-mail messages.
-_FAMILY_KIND = {"mail": "email", "crm": "email", "jira_description": "issue", "jira_comment": "comment",
-                "confluence": "page", SYNTHETIC: "note"}
+_FAMILY_KIND = {
+    "mail": "email",
+    "crm": "email",
+    "jira_description": "issue",
+    "jira_comment": "comment",
+    "confluence": "page",
+    SYNTHETIC: "note",
+}
 
 
 class LabelledUnit(BaseModel):
@@ -33,7 +39,7 @@ class LabelledUnit(BaseModel):
     thread: str = ""
     subject: str | None = None
     raw_text: str | None = None
-    text: str | None = None                 # synthetic / already prepared text
+    text: str | None = None  # synthetic / already prepared text
     label: str
     lang: str = "en"
     written: bool = False
@@ -48,8 +54,8 @@ class LabelledUnit(BaseModel):
 
 
 class ClassifierInput(NamedTuple):
-    text: str           # author's own prose
-    subject: str        # the weaker second input
+    text: str  # author's own prose
+    subject: str  # the weaker second input
     family: str
     lang: str
 
@@ -106,11 +112,14 @@ def load_units(paths: Iterable[Path], taxonomy: Taxonomy | None = None) -> list[
                 unit = LabelledUnit.model_validate(json.loads(line))
             except (ValidationError, json.JSONDecodeError) as exc:
                 msg = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-                raise IntentDataError(f"{path}:{lineno}: invalid labelled unit (need label and raw_text or text): "
-                                      f"{msg}") from exc
+                raise IntentDataError(
+                    f"{path}:{lineno}: invalid labelled unit (need label and raw_text or text): {msg}"
+                ) from exc
             if known is not None and unit.label not in known:
-                raise IntentDataError(f"{path}:{lineno}: label {unit.label!r} is not in the taxonomy "
-                                      f"(known labels: {', '.join(sorted(known))})")
+                raise IntentDataError(
+                    f"{path}:{lineno}: label {unit.label!r} is not in the taxonomy "
+                    f"(known labels: {', '.join(sorted(known))})"
+                )
             out.append(unit)
     return out
 
@@ -127,18 +136,38 @@ def unit_key(unit: LabelledUnit) -> str:
     return unit.uid or unit.source_key
 
 
-__all__ = ["FAMILIES", "SYNTHETIC", "ClassifierInput", "LabelledUnit", "family_of", "labelled_files", "load_units",
-           "prepare", "prepare_record", "split", "unit_key"]
+__all__ = [
+    "FAMILIES",
+    "SYNTHETIC",
+    "ClassifierInput",
+    "LabelledUnit",
+    "family_of",
+    "labelled_files",
+    "load_units",
+    "prepare",
+    "prepare_record",
+    "split",
+    "unit_key",
+]
 
 
-def classifier_inputs(texts: Sequence[str], languages: Sequence[str] | None = None,
-                      subjects: Sequence[str] | None = None,
-                      families: Sequence[str] | None = None) -> list[ClassifierInput]:
+def classifier_inputs(
+    texts: Sequence[str],
+    languages: Sequence[str] | None = None,
+    subjects: Sequence[str] | None = None,
+    families: Sequence[str] | None = None,
+) -> list[ClassifierInput]:
     """The classifiers' `predict(texts, ...)` arguments as inputs (no subject, the synthetic family, detected language
     when a field is not given)."""
     from transforms.intent.features import detect_language
 
     texts = [t if isinstance(t, str) else "" for t in texts]
-    return [ClassifierInput(t, subjects[i] if subjects else "", families[i] if families else SYNTHETIC,
-                            normalise_lang(languages[i] if languages and languages[i] else detect_language(t)))
-            for i, t in enumerate(texts)]
+    return [
+        ClassifierInput(
+            t,
+            subjects[i] if subjects else "",
+            families[i] if families else SYNTHETIC,
+            normalise_lang(languages[i] if languages and languages[i] else detect_language(t)),
+        )
+        for i, t in enumerate(texts)
+    ]

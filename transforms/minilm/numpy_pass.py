@@ -39,7 +39,7 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     np.square(a, out=a)
     np.negative(a, out=a)
     np.exp(a, out=a)
-    p *= a                                   # p = 1 - erf(|x| / sqrt 2)
+    p *= a  # p = 1 - erf(|x| / sqrt 2)
     p *= f(0.5)
     return np.where(x >= 0, x * (f(1.0) - p), x * p)
 
@@ -57,8 +57,10 @@ def _openblas() -> Any:
     if not libs:
         return None
     lib = ctypes.CDLL(libs[0])
-    for get, set_ in (("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
-                      ("openblas_get_num_threads", "openblas_set_num_threads")):
+    for get, set_ in (
+        ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+        ("openblas_get_num_threads", "openblas_set_num_threads"),
+    ):
         if hasattr(lib, get) and hasattr(lib, set_):
             return getattr(lib, get), getattr(lib, set_)
     return None
@@ -101,7 +103,7 @@ class NumpyMiniLM:
         with self._lock:
             if len(texts) > FEW_TEXTS:
                 return self._encode(texts)
-            with _blas_threads(1):       # a question or two: BLAS threads only cost hand-offs (1 s vs 25 ms, busy box)
+            with _blas_threads(1):  # a question or two: BLAS threads only cost hand-offs (1 s vs 25 ms, busy box)
                 return self._encode(texts)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
@@ -110,8 +112,11 @@ class NumpyMiniLM:
         ids = np.array([e.ids for e in enc])
         mask = np.array([e.attention_mask for e in enc], dtype=np.float32)
         B, T = ids.shape
-        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][np.arange(T)][None]
-             + w["embeddings.token_type_embeddings.weight"][0][None, None])
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][np.arange(T)][None]
+            + w["embeddings.token_type_embeddings.weight"][0][None, None]
+        )
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
         hd = self.h // self.nh
         bias = (1.0 - mask)[:, None, None, :] * -1e9
@@ -119,18 +124,26 @@ class NumpyMiniLM:
             p = f"encoder.layer.{i}."
 
             def lin(v: np.ndarray, n: str, p: str = p) -> np.ndarray:
-                W = w[p + n + ".weight"]      # 2-D BLAS matmul: 3-D @ 2-D is ~7x slower in numpy
+                W = w[p + n + ".weight"]  # 2-D BLAS matmul: 3-D @ 2-D is ~7x slower in numpy
                 return (v.reshape(-1, v.shape[-1]) @ W.T + w[p + n + ".bias"]).reshape(*v.shape[:-1], W.shape[0])
 
-            q, k, v = (lin(x, f"attention.self.{n}").reshape(B, T, self.nh, hd).transpose(0, 2, 1, 3)
-                       for n in ("query", "key", "value"))
+            q, k, v = (
+                lin(x, f"attention.self.{n}").reshape(B, T, self.nh, hd).transpose(0, 2, 1, 3)
+                for n in ("query", "key", "value")
+            )
             s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(hd) + bias
             s = np.exp(s - s.max(-1, keepdims=True))
             s /= s.sum(-1, keepdims=True)
             ctx = (s @ v).transpose(0, 2, 1, 3).reshape(B, T, self.h)
-            x = _layer_norm(lin(ctx, "attention.output.dense") + x,
-                            w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
-            x = _layer_norm(lin(_gelu(lin(x, "intermediate.dense")), "output.dense") + x,
-                            w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+            x = _layer_norm(
+                lin(ctx, "attention.output.dense") + x,
+                w[p + "attention.output.LayerNorm.weight"],
+                w[p + "attention.output.LayerNorm.bias"],
+            )
+            x = _layer_norm(
+                lin(_gelu(lin(x, "intermediate.dense")), "output.dense") + x,
+                w[p + "output.LayerNorm.weight"],
+                w[p + "output.LayerNorm.bias"],
+            )
         emb = (x * mask[..., None]).sum(1) / np.clip(mask.sum(1, keepdims=True), 1e-9, None)
         return emb / np.linalg.norm(emb, axis=1, keepdims=True)

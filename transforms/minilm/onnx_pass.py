@@ -15,7 +15,7 @@ import numpy as np
 
 from transforms.minilm.weights import model_dir as weights_dir
 
-OPSET = 17          # LayerNormalization is in the default domain from 17; ReduceL2 still takes axes as an attribute
+OPSET = 17  # LayerNormalization is in the default domain from 17; ReduceL2 still takes axes as an attribute
 
 
 class _Graph:
@@ -55,12 +55,18 @@ def build_model(weights: dict[str, np.ndarray], hidden: int, heads: int, layers:
         return g.op("Add", g.op("MatMul", x, wt), g.const(name + ".b", w[name + ".bias"]))
 
     def norm(x: str, name: str) -> str:
-        return g.op("LayerNormalization", x, g.const(name + ".w", w[name + ".weight"]),
-                    g.const(name + ".b", w[name + ".bias"]), axis=-1, epsilon=1e-12)
+        return g.op(
+            "LayerNormalization",
+            x,
+            g.const(name + ".w", w[name + ".weight"]),
+            g.const(name + ".b", w[name + ".bias"]),
+            axis=-1,
+            epsilon=1e-12,
+        )
 
     ids, mask = "input_ids", "attention_mask"
     # embeddings: word + position[0:T] + token type 0
-    tokens = g.op("Shape", ids, start=1, end=2)                                   # [T], 1-D
+    tokens = g.op("Shape", ids, start=1, end=2)  # [T], 1-D
     zero = g.const("zero", np.array([0], np.int64))
     positions = g.op("Slice", g.const("pos", w["embeddings.position_embeddings.weight"]), zero, tokens, zero)
     x = g.op("Add", g.op("Gather", g.const("word", w["embeddings.word_embeddings.weight"]), ids, axis=0), positions)
@@ -85,9 +91,15 @@ def build_model(weights: dict[str, np.ndarray], hidden: int, heads: int, layers:
         x = norm(g.op("Add", lin(ctx, p + "attention.output.dense"), x), p + "attention.output.LayerNorm")
         h = lin(x, p + "intermediate.dense")
         # exact GELU: 0.5 x (1 + erf(x / sqrt 2))
-        h = g.op("Mul", g.op("Mul", h, g.const(p + "half", np.array(0.5, f32))),
-                 g.op("Add", g.op("Erf", g.op("Mul", h, g.const(p + "rsqrt2", np.array(1 / math.sqrt(2), f32)))),
-                      g.const(p + "onef", np.array(1.0, f32))))
+        h = g.op(
+            "Mul",
+            g.op("Mul", h, g.const(p + "half", np.array(0.5, f32))),
+            g.op(
+                "Add",
+                g.op("Erf", g.op("Mul", h, g.const(p + "rsqrt2", np.array(1 / math.sqrt(2), f32)))),
+                g.const(p + "onef", np.array(1.0, f32)),
+            ),
+        )
         x = norm(g.op("Add", lin(h, p + "output.dense"), x), p + "output.LayerNorm")
     # mean pooling over real tokens, then L2 normalisation
     m3 = g.op("Unsqueeze", maskf, g.const("axis2", np.array([2], np.int64)))
@@ -99,11 +111,15 @@ def build_model(weights: dict[str, np.ndarray], hidden: int, heads: int, layers:
     g.nodes[-1].output[0] = "embeddings"
     del out
     graph = helper.make_graph(
-        g.nodes, "all_minilm_l6_v2",
-        [helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "tokens"]),
-         helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "tokens"])],
+        g.nodes,
+        "all_minilm_l6_v2",
+        [
+            helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "tokens"]),
+            helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "tokens"]),
+        ],
         [helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", hidden])],
-        initializer=g.inits)
+        initializer=g.inits,
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="graphfeed")
 
 
@@ -119,13 +135,17 @@ class OnnxMiniLM:
 
         d = Path(model_dir) if model_dir else weights_dir()
         cfg = json.loads((d / "config.json").read_text())
-        model = build_model(load_file(str(d / "model.safetensors")), cfg["hidden_size"],
-                            cfg["num_attention_heads"], cfg["num_hidden_layers"])
+        model = build_model(
+            load_file(str(d / "model.safetensors")),
+            cfg["hidden_size"],
+            cfg["num_attention_heads"],
+            cfg["num_hidden_layers"],
+        )
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads       # 0 = ORT's default (one per core)
+        opts.intra_op_num_threads = threads  # 0 = ORT's default (one per core)
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        opts.log_severity_level = 3                # ORT warns about shape merges of its own fused nodes
+        opts.log_severity_level = 3  # ORT warns about shape merges of its own fused nodes
         # no busy-waiting between ops: the cores are shared with FalkorDB and the event loop
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])

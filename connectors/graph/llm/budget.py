@@ -6,15 +6,22 @@ import datetime as dt
 
 from connectors.graph.llm.store import LLMStore
 
-STOP_RUN = "max_cost"                 # same word as the ingest loop's own bound
+STOP_RUN = "max_cost"  # same word as the ingest loop's own bound
 STOP_SOURCE_NIGHT = "max_cost_source_night"
 
 
-def stop_reason(*, source: str, spent_this_call: float, max_cost_usd: float | None,
-                night_caps: dict[str, float], store: LLMStore, now: dt.datetime) -> str | None:
+def stop_reason(
+    *,
+    source: str,
+    spent_this_call: float,
+    max_cost_usd: float | None,
+    night_caps: dict[str, float],
+    store: LLMStore,
+    now: dt.datetime,
+) -> str | None:
     if max_cost_usd is not None and spent_this_call >= max_cost_usd:
         return STOP_RUN
     cap = night_caps.get(source)
-    if cap is not None and store.spent_on_night(source, now.astimezone(dt.timezone.utc).date()) >= cap:
+    if cap is not None and store.spent_on_night(source, now.astimezone(dt.UTC).date()) >= cap:
         return STOP_SOURCE_NIGHT
     return None

@@ -62,7 +62,7 @@ def retry_after_seconds(headers: Any, now: dt.datetime | None = None) -> float |
         when = email.utils.parsedate_to_datetime(raw)
     except (TypeError, ValueError):
         return None
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     return max(0.0, (when - now).total_seconds())
 
 
@@ -89,18 +89,29 @@ def count_unparseable_dates(payload: Any) -> int:
 
 
 class MeteredLLMClient(OpenAIGenericClient):
-    def __init__(self, settings: LLMSettings, *, meter: UsageMeter, limiter: RateLimiter | None = None,
-                 sleep: typing.Callable[[float], typing.Awaitable[None]] = asyncio.sleep):
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        meter: UsageMeter,
+        limiter: RateLimiter | None = None,
+        sleep: typing.Callable[[float], typing.Awaitable[None]] = asyncio.sleep,
+    ):
         if not settings.base_url:
             raise ValueError("MeteredLLMClient needs settings.base_url")
         api_key = settings.api_key.get_secret_value() if settings.api_key else "unused"
-        config = LLMConfig(api_key=api_key, model=settings.model, small_model=settings.small_model,
-                           base_url=settings.base_url, temperature=settings.temperature,
-                           max_tokens=settings.max_tokens)
-        sdk = openai.AsyncOpenAI(api_key=api_key, base_url=settings.base_url, timeout=settings.timeout_s,
-                                 max_retries=0)
-        super().__init__(config=config, client=sdk, max_tokens=settings.max_tokens,
-                         structured_output_mode=settings.structured_output)
+        config = LLMConfig(
+            api_key=api_key,
+            model=settings.model,
+            small_model=settings.small_model,
+            base_url=settings.base_url,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+        )
+        sdk = openai.AsyncOpenAI(api_key=api_key, base_url=settings.base_url, timeout=settings.timeout_s, max_retries=0)
+        super().__init__(
+            config=config, client=sdk, max_tokens=settings.max_tokens, structured_output_mode=settings.structured_output
+        )
         self.settings = settings
         self.meter = meter
         self.limiter = limiter or RateLimiter(settings.requests_per_minute, settings.tokens_per_minute)
@@ -108,15 +119,30 @@ class MeteredLLMClient(OpenAIGenericClient):
         self.sleep = sleep
         meter.token_tracker = self.token_tracker
 
-    async def generate_response(self, messages: list[Message], response_model: type[BaseModel] | None = None,
-                                max_tokens: int | None = None, model_size: ModelSize = ModelSize.medium,
-                                group_id: str | None = None, prompt_name: str | None = None, *,
-                                attribute_extraction: bool = False, model: str | None = None) -> dict[str, Any]:
+    async def generate_response(
+        self,
+        messages: list[Message],
+        response_model: type[BaseModel] | None = None,
+        max_tokens: int | None = None,
+        model_size: ModelSize = ModelSize.medium,
+        group_id: str | None = None,
+        prompt_name: str | None = None,
+        *,
+        attribute_extraction: bool = False,
+        model: str | None = None,
+    ) -> dict[str, Any]:
         # prompt_name is only visible here; a contextvar carries it into _generate_response (concurrency-safe).
         with self.meter.prompt(prompt_name):
-            return await super().generate_response(messages, response_model, max_tokens, model_size, group_id,
-                                                   prompt_name, attribute_extraction=attribute_extraction,
-                                                   model=model)
+            return await super().generate_response(
+                messages,
+                response_model,
+                max_tokens,
+                model_size,
+                group_id,
+                prompt_name,
+                attribute_extraction=attribute_extraction,
+                model=model,
+            )
 
     def _model_for(self, model: str | None, model_size: ModelSize) -> str:
         if model:
@@ -126,11 +152,17 @@ class MeteredLLMClient(OpenAIGenericClient):
         return self.model or self.settings.model
 
     def _backoff(self, attempt: int) -> float:
-        return min(self.settings.backoff_max_s, self.settings.backoff_base_s * (2 ** attempt))
+        return min(self.settings.backoff_max_s, self.settings.backoff_base_s * (2**attempt))
 
-    async def _generate_response(self, messages: list[Message], response_model: type[BaseModel] | None = None,
-                                 max_tokens: int = DEFAULT_MAX_TOKENS, model_size: ModelSize = ModelSize.medium,
-                                 *, model: str | None = None) -> dict[str, Any]:
+    async def _generate_response(
+        self,
+        messages: list[Message],
+        response_model: type[BaseModel] | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        model_size: ModelSize = ModelSize.medium,
+        *,
+        model: str | None = None,
+    ) -> dict[str, Any]:
         prompt = self.meter.current_prompt()
         model_name = self._model_for(model, model_size)
         chat = []
@@ -148,8 +180,12 @@ class MeteredLLMClient(OpenAIGenericClient):
             try:
                 async with self.semaphore:
                     response = await self.client.chat.completions.create(
-                        model=model_name, messages=chat, temperature=self.temperature, max_tokens=max_tokens,
-                        response_format=self._build_response_format(response_model))
+                        model=model_name,
+                        messages=chat,
+                        temperature=self.temperature,
+                        max_tokens=max_tokens,
+                        response_format=self._build_response_format(response_model),
+                    )
             except openai.RateLimitError as exc:
                 self.limiter.settle(handle, 0)
                 self.meter.count("rate_limited")

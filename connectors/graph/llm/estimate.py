@@ -24,13 +24,13 @@ from connectors.graph.llm.settings import LLMSettings
 from transforms.episode import Episode
 
 CALLS_PER_CHUNK = 5.0
-PROMPT_OVERHEAD = 1350        # tokens of template per call
+PROMPT_OVERHEAD = 1350  # tokens of template per call
 CONTENT_PASSES = 3.0
 CONTEXT_PASSES = 2.0
-PREVIOUS_EPISODES = 10        # graphiti RELEVANT_SCHEMA_LIMIT
+PREVIOUS_EPISODES = 10  # graphiti RELEVANT_SCHEMA_LIMIT
 OUTPUT_PER_CALL = 30
 OUTPUT_PER_CONTENT = 0.1
-EMBEDDING_PASSES = 1.5        # names + facts embedded, roughly the chunk's size again and a half
+EMBEDDING_PASSES = 1.5  # names + facts embedded, roughly the chunk's size again and a half
 MIN_HISTORY = 5
 
 
@@ -41,7 +41,7 @@ class CallProfile(BaseModel):
     context_passes: float = CONTEXT_PASSES
     tokens_out_per_chunk: float = CALLS_PER_CHUNK * OUTPUT_PER_CALL
     tokens_out_per_content_token: float = OUTPUT_PER_CONTENT
-    usd_per_token_in: float | None = None       # from history; None = price table, main model
+    usd_per_token_in: float | None = None  # from history; None = price table, main model
     usd_per_token_out: float | None = None
     method: str = "default profile (no measured history)"
 
@@ -49,7 +49,7 @@ class CallProfile(BaseModel):
 class Estimate(BaseModel):
     source: str
     episodes: int = 0
-    skipped: int = 0              # no free text, or an intent in skip_intents: no model call
+    skipped: int = 0  # no free text, or an intent in skip_intents: no model call
     chunks: int = 0
     content_chars: int = 0
     calls: int = 0
@@ -72,22 +72,34 @@ def fit_profile(rows: list[tuple[int, int, int, int, int, float]]) -> CallProfil
     (c_in, k_in), *_ = np.linalg.lstsq(a, tin, rcond=None)
     (c_out, k_out), *_ = np.linalg.lstsq(a, tout, rcond=None)
     chunks = sum(r[0] for r in rows)
-    if c_in < 0 or k_in < 0:            # degenerate history (all same size): proportional model instead
+    if c_in < 0 or k_in < 0:  # degenerate history (all same size): proportional model instead
         c_in, k_in = tin.sum() / chunks, 0.0
     if c_out < 0 or k_out < 0:
         c_out, k_out = tout.sum() / chunks, 0.0
     total_in, total_out, cost = tin.sum(), tout.sum(), sum(r[5] for r in rows)
     # split the measured USD between in and out in the proportion of the tokens (prices differ, history is mixed)
     per_token = cost / (total_in + total_out) if total_in + total_out else 0.0
-    return CallProfile(calls_per_chunk=sum(r[2] for r in rows) / chunks, tokens_in_per_chunk=float(c_in),
-                       tokens_in_per_content_token=float(k_in), context_passes=0.0,
-                       tokens_out_per_chunk=float(c_out), tokens_out_per_content_token=float(k_out),
-                       usd_per_token_in=per_token, usd_per_token_out=per_token,
-                       method=f"fitted on {len(rows)} measured episodes of this source")
+    return CallProfile(
+        calls_per_chunk=sum(r[2] for r in rows) / chunks,
+        tokens_in_per_chunk=float(c_in),
+        tokens_in_per_content_token=float(k_in),
+        context_passes=0.0,
+        tokens_out_per_chunk=float(c_out),
+        tokens_out_per_content_token=float(k_out),
+        usd_per_token_in=per_token,
+        usd_per_token_out=per_token,
+        method=f"fitted on {len(rows)} measured episodes of this source",
+    )
 
 
-def estimate_episodes(episodes: Iterable[Episode], settings: LLMSettings, *, source: str,
-                      profile: CallProfile | None = None, embedding_model: str | None = None) -> Estimate:
+def estimate_episodes(
+    episodes: Iterable[Episode],
+    settings: LLMSettings,
+    *,
+    source: str,
+    profile: CallProfile | None = None,
+    embedding_model: str | None = None,
+) -> Estimate:
     profile = profile or CallProfile()
     prices = settings.price_table()
     out = Estimate(source=source, method=profile.method, model=settings.model)
@@ -102,15 +114,20 @@ def estimate_episodes(episodes: Iterable[Episode], settings: LLMSettings, *, sou
         out.episodes += 1
         out.content_chars += len(episode.content)
         meta = episode.metadata
-        key = f"{episode.group_id}:{meta.thread_key or meta.parent_key or meta.source_key}" if thread else episode.group_id
+        key = (
+            f"{episode.group_id}:{meta.thread_key or meta.parent_key or meta.source_key}"
+            if thread
+            else episode.group_id
+        )
         history = previous.setdefault(key, [])
         for piece in split_text(episode.content or " ", settings.chunk_chars, settings.chunk_overlap_chars):
             c = estimate_tokens(piece)
             context = sum(history[-window:]) if window else 0
             out.chunks += 1
             calls += profile.calls_per_chunk
-            tin += (profile.tokens_in_per_chunk + profile.tokens_in_per_content_token * c
-                    + profile.context_passes * context)
+            tin += (
+                profile.tokens_in_per_chunk + profile.tokens_in_per_content_token * c + profile.context_passes * context
+            )
             tout += profile.tokens_out_per_chunk + profile.tokens_out_per_content_token * c
             emb += EMBEDDING_PASSES * c
             history.append(c)

@@ -79,15 +79,30 @@ def capturing(hold: bool) -> Iterator[list[Extracted]]:
 
 
 class HoldingGraphiti(Graphiti):
-    async def _process_episode_data(self, episode: Any, nodes: list[EntityNode], entity_edges: list[EntityEdge],
-                                    now: dt.datetime, group_id: str, saga: Any = None,
-                                    saga_previous_episode_uuid: str | None = None,
-                                    node_episode_index_map: dict[str, list[int]] | None = None,
-                                    clients: Any = None) -> tuple[list[EpisodicEdge], EpisodicNode]:
+    async def _process_episode_data(
+        self,
+        episode: Any,
+        nodes: list[EntityNode],
+        entity_edges: list[EntityEdge],
+        now: dt.datetime,
+        group_id: str,
+        saga: Any = None,
+        saga_previous_episode_uuid: str | None = None,
+        node_episode_index_map: dict[str, list[int]] | None = None,
+        clients: Any = None,
+    ) -> tuple[list[EpisodicEdge], EpisodicNode]:
         if saga is not None or isinstance(episode, list):
-            return await super()._process_episode_data(episode, nodes, entity_edges, now, group_id, saga,
-                                                       saga_previous_episode_uuid, node_episode_index_map,
-                                                       clients=clients)
+            return await super()._process_episode_data(
+                episode,
+                nodes,
+                entity_edges,
+                now,
+                group_id,
+                saga,
+                saga_previous_episode_uuid,
+                node_episode_index_map,
+                clients=clients,
+            )
         clients = clients or self.clients
         episodic_edges = build_episodic_edges(nodes, [episode.uuid], now, node_episode_index_map)
         for edge in entity_edges:
@@ -100,8 +115,9 @@ class HoldingGraphiti(Graphiti):
         if captured is not None:
             captured.append(Extracted(episode=episode, nodes=nodes, edges=entity_edges, episodic_edges=episodic_edges))
         if not _HOLD.get():
-            await add_nodes_and_edges_bulk(clients.driver, [episode], episodic_edges, nodes, entity_edges,
-                                           clients.embedder)
+            await add_nodes_and_edges_bulk(
+                clients.driver, [episode], episodic_edges, nodes, entity_edges, clients.embedder
+            )
         return episodic_edges, episode
 
 
@@ -113,8 +129,14 @@ def thread_of(episode: Episode) -> str:
 
 def chunk_props(episode: Episode, chunk: Chunk, mode: str) -> dict[str, Any]:
     row = episode_properties(episode)
-    row.update(uuid=chunk.uuid, parent_episode=episode.id, chunk_index=chunk.index, chunk_count=chunk.count,
-               extraction=mode, thread=thread_of(episode))
+    row.update(
+        uuid=chunk.uuid,
+        parent_episode=episode.id,
+        chunk_index=chunk.index,
+        chunk_count=chunk.count,
+        extraction=mode,
+        thread=thread_of(episode),
+    )
     return row
 
 
@@ -130,10 +152,12 @@ def serialise(extracted: Extracted, props: dict[str, Any]) -> dict[str, Any]:
 
 
 def deserialise(payload: dict[str, Any]) -> Extracted:
-    return Extracted(episode=EpisodicNode.model_validate(payload["episode"]),
-                     nodes=[EntityNode.model_validate(n) for n in payload["nodes"]],
-                     edges=[EntityEdge.model_validate(e) for e in payload["edges"]],
-                     episodic_edges=[EpisodicEdge.model_validate(e) for e in payload["episodic_edges"]])
+    return Extracted(
+        episode=EpisodicNode.model_validate(payload["episode"]),
+        nodes=[EntityNode.model_validate(n) for n in payload["nodes"]],
+        edges=[EntityEdge.model_validate(e) for e in payload["edges"]],
+        episodic_edges=[EpisodicEdge.model_validate(e) for e in payload["episodic_edges"]],
+    )
 
 
 def fact_lines(extracted: Extracted, chunk_uuid: str) -> list[str]:
@@ -151,8 +175,9 @@ def fact_lines(extracted: Extracted, chunk_uuid: str) -> list[str]:
 class LLMExtractor:
     """One per writer. `graphiti_for(group_id)` is supplied by the writer (it owns drivers and the embedder)."""
 
-    def __init__(self, settings: LLMSettings, meter: UsageMeter, store: LLMStore, graphiti_for: Any,
-                 backend: Any, clock: Any):
+    def __init__(
+        self, settings: LLMSettings, meter: UsageMeter, store: LLMStore, graphiti_for: Any, backend: Any, clock: Any
+    ):
         self.settings = settings
         self.meter = meter
         self.store = store
@@ -163,8 +188,9 @@ class LLMExtractor:
     async def extract(self, episode: Episode, *, mode: str) -> EpisodeExtraction:
         """Run add_episode per chunk. Usage is metered even when this raises (the tokens were spent)."""
         hold = self.settings.holds_for_review(episode.source)
-        chunks = chunk_episode(episode.id, episode.content, self.settings.chunk_chars,
-                               self.settings.chunk_overlap_chars)
+        chunks = chunk_episode(
+            episode.id, episode.content, self.settings.chunk_chars, self.settings.chunk_overlap_chars
+        )
         out = EpisodeExtraction(episode_id=episode.id, chunks=len(chunks))
         graphiti = await self.graphiti_for(episode.group_id)
         driver = await self.backend.driver(episode.group_id)
@@ -173,33 +199,55 @@ class LLMExtractor:
             for chunk in chunks:
                 props = chunk_props(episode, chunk, mode)
                 if chunk.count > 1:
-                    node = EpisodicNode(uuid=chunk.uuid, name=f"{episode.metadata.source_key} [{chunk.index + 1}/"
-                                        f"{chunk.count}]", group_id=episode.group_id, source=episode_type(episode),
-                                        source_description=source_description(episode), content=chunk.text,
-                                        valid_at=episode.timestamp, created_at=self.clock(), entity_edges=[])
+                    node = EpisodicNode(
+                        uuid=chunk.uuid,
+                        name=f"{episode.metadata.source_key} [{chunk.index + 1}/{chunk.count}]",
+                        group_id=episode.group_id,
+                        source=episode_type(episode),
+                        source_description=source_description(episode),
+                        content=chunk.text,
+                        valid_at=episode.timestamp,
+                        created_at=self.clock(),
+                        entity_edges=[],
+                    )
                     await node.save(driver)
                     await self.backend.query(episode.group_id, SET_CHUNK_PROPS, rows=[props])
                 previous = await self._context(episode, chunk, chunks)
                 with capturing(hold) as captured:
                     # reference_time is the source's own timestamp: never a time the model infers.
                     result = await graphiti.add_episode(
-                        name=episode.metadata.title or episode.metadata.source_key, episode_body=chunk.text,
-                        source_description=source_description(episode), reference_time=episode.timestamp,
-                        source=episode_type(episode), group_id=episode.group_id, uuid=chunk.uuid,
-                        previous_episode_uuids=previous)
+                        name=episode.metadata.title or episode.metadata.source_key,
+                        episode_body=chunk.text,
+                        source_description=source_description(episode),
+                        reference_time=episode.timestamp,
+                        source=episode_type(episode),
+                        group_id=episode.group_id,
+                        uuid=chunk.uuid,
+                        previous_episode_uuids=previous,
+                    )
                 new_edges = [e for e in result.edges if chunk.uuid in (e.episodes or [])]
                 out.entities += len(result.nodes)
                 out.facts += len(new_edges)
-                out.facts_invalidated += sum(1 for e in result.edges if e.invalid_at is not None
-                                             and chunk.uuid not in (e.episodes or []))
+                out.facts_invalidated += sum(
+                    1 for e in result.edges if e.invalid_at is not None and chunk.uuid not in (e.episodes or [])
+                )
                 if hold:
                     extracted = captured[-1]
-                    self.store.hold(ReviewItem(
-                        chunk_uuid=chunk.uuid, episode_id=episode.id, group_id=episode.group_id,
-                        source=episode.source, title=episode.metadata.title, status="pending",
-                        nodes=len(extracted.nodes), edges=len(extracted.edges),
-                        facts=fact_lines(extracted, chunk.uuid), payload=serialise(extracted, props),
-                        created_at=self.clock()))
+                    self.store.hold(
+                        ReviewItem(
+                            chunk_uuid=chunk.uuid,
+                            episode_id=episode.id,
+                            group_id=episode.group_id,
+                            source=episode.source,
+                            title=episode.metadata.title,
+                            status="pending",
+                            nodes=len(extracted.nodes),
+                            edges=len(extracted.edges),
+                            facts=fact_lines(extracted, chunk.uuid),
+                            payload=serialise(extracted, props),
+                            created_at=self.clock(),
+                        )
+                    )
                     out.held_chunks += 1
                 else:
                     await self.backend.query(episode.group_id, SET_CHUNK_PROPS, rows=[props])
@@ -210,12 +258,17 @@ class LLMExtractor:
         if self.settings.context == "recent":
             return None
         n = max(0, self.settings.context_episodes)
-        earlier_chunks = [c.uuid for c in chunks[:chunk.index]][-n:] if n else []
+        earlier_chunks = [c.uuid for c in chunks[: chunk.index]][-n:] if n else []
         if len(earlier_chunks) >= n:
             return earlier_chunks
         rows = await self.backend.query(
-            episode.group_id, THREAD_CONTEXT, thread=thread_of(episode), before=episode.timestamp,
-            exclude=[c.uuid for c in chunks], n=n - len(earlier_chunks))
+            episode.group_id,
+            THREAD_CONTEXT,
+            thread=thread_of(episode),
+            before=episode.timestamp,
+            exclude=[c.uuid for c in chunks],
+            n=n - len(earlier_chunks),
+        )
         return [r["uuid"] for r in reversed(rows)] + earlier_chunks
 
 
@@ -223,7 +276,8 @@ async def apply_review(backend: Any, group_id: str, embedder: Any, payload: dict
     """Write a held extraction as add_episode would have (embeddings recomputed), then restore our properties."""
     extracted = deserialise(payload)
     driver = await backend.driver(group_id)
-    await add_nodes_and_edges_bulk(driver, [extracted.episode], extracted.episodic_edges, extracted.nodes,
-                                   extracted.edges, embedder)
+    await add_nodes_and_edges_bulk(
+        driver, [extracted.episode], extracted.episodic_edges, extracted.nodes, extracted.edges, embedder
+    )
     await backend.query(group_id, SET_CHUNK_PROPS, rows=[payload["props"]])
     return extracted

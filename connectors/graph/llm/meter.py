@@ -31,23 +31,34 @@ class PromptUsage(BaseModel):
 
 
 class Usage(BaseModel):
-    calls: int = 0                       # successful + failed HTTP attempts that returned usage
+    calls: int = 0  # successful + failed HTTP attempts that returned usage
     tokens_in: int = 0
     tokens_out: int = 0
     embedding_tokens: int = 0
     cost_usd: float = 0.0
     retries: int = 0
-    rate_limited: int = 0                # 429 answers
+    rate_limited: int = 0  # 429 answers
     timeouts: int = 0
-    malformed: int = 0                   # not JSON
-    schema_invalid: int = 0              # JSON, but not the response model
+    malformed: int = 0  # not JSON
+    schema_invalid: int = 0  # JSON, but not the response model
     server_errors: int = 0
-    unparseable_dates: int = 0           # valid_at/invalid_at strings from the model that are not ISO dates
+    unparseable_dates: int = 0  # valid_at/invalid_at strings from the model that are not ISO dates
     by_prompt: dict[str, PromptUsage] = Field(default_factory=dict)
 
     def add(self, other: "Usage") -> "Usage":
-        for name in ("calls", "tokens_in", "tokens_out", "embedding_tokens", "retries", "rate_limited", "timeouts",
-                     "malformed", "schema_invalid", "server_errors", "unparseable_dates"):
+        for name in (
+            "calls",
+            "tokens_in",
+            "tokens_out",
+            "embedding_tokens",
+            "retries",
+            "rate_limited",
+            "timeouts",
+            "malformed",
+            "schema_invalid",
+            "server_errors",
+            "unparseable_dates",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.cost_usd += other.cost_usd
         for prompt, p in other.by_prompt.items():
@@ -60,15 +71,27 @@ class Usage(BaseModel):
     def minus(self, before: "Usage") -> "Usage":
         """What was spent since a snapshot (`before` must be an earlier copy of the same counter)."""
         out = Usage()
-        for name in ("calls", "tokens_in", "tokens_out", "embedding_tokens", "retries", "rate_limited", "timeouts",
-                     "malformed", "schema_invalid", "server_errors", "unparseable_dates"):
+        for name in (
+            "calls",
+            "tokens_in",
+            "tokens_out",
+            "embedding_tokens",
+            "retries",
+            "rate_limited",
+            "timeouts",
+            "malformed",
+            "schema_invalid",
+            "server_errors",
+            "unparseable_dates",
+        ):
             setattr(out, name, getattr(self, name) - getattr(before, name))
         out.cost_usd = self.cost_usd - before.cost_usd
         for prompt, p in self.by_prompt.items():
             b = before.by_prompt.get(prompt, PromptUsage())
             if p.calls - b.calls or p.tokens_in - b.tokens_in:
-                out.by_prompt[prompt] = PromptUsage(calls=p.calls - b.calls, tokens_in=p.tokens_in - b.tokens_in,
-                                                    tokens_out=p.tokens_out - b.tokens_out)
+                out.by_prompt[prompt] = PromptUsage(
+                    calls=p.calls - b.calls, tokens_in=p.tokens_in - b.tokens_in, tokens_out=p.tokens_out - b.tokens_out
+                )
         return out
 
 

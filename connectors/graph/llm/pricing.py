@@ -17,7 +17,7 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
     "gpt-4o-mini": ModelPrice(input_per_mtok=0.15, output_per_mtok=0.60),
     "text-embedding-3-small": ModelPrice(input_per_mtok=0.02),
     "text-embedding-3-large": ModelPrice(input_per_mtok=0.13),
-    "all-MiniLM-L6-v2": ModelPrice(input_per_mtok=0.0),         # the local numpy embedder
+    "all-MiniLM-L6-v2": ModelPrice(input_per_mtok=0.0),  # the local numpy embedder
 }
 
 

@@ -14,19 +14,24 @@ WINDOW_S = 60.0
 
 
 class RateLimiter:
-    def __init__(self, requests_per_minute: int | None, tokens_per_minute: int | None, *,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
+    def __init__(
+        self,
+        requests_per_minute: int | None,
+        tokens_per_minute: int | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ):
         self.rpm = requests_per_minute
         self.tpm = tokens_per_minute
         self.clock = clock
         self.sleep = sleep
-        self._events: collections.deque[list] = collections.deque()    # [admitted_at, tokens]
+        self._events: collections.deque[list] = collections.deque()  # [admitted_at, tokens]
         self._paused_until = 0.0
         self._lock: asyncio.Lock | None = None
         # What happened, for metering and tests (values, not timings).
-        self.waits: list[float] = []          # seconds a caller was told to wait (window full or paused)
-        self.pauses: list[float] = []         # Retry-After / backoff pauses imposed on everyone
+        self.waits: list[float] = []  # seconds a caller was told to wait (window full or paused)
+        self.pauses: list[float] = []  # Retry-After / backoff pauses imposed on everyone
 
     def _prune(self, now: float) -> None:
         while self._events and now - self._events[0][0] >= WINDOW_S:

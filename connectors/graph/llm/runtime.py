@@ -25,8 +25,9 @@ class LLMRuntime:
         self.limiter = RateLimiter(self.settings.requests_per_minute, self.settings.tokens_per_minute)
         self.client = MeteredLLMClient(self.settings, meter=self.meter, limiter=self.limiter)
         self.store = LLMStore(store_url(self.settings, config.home))
-        self.extractor = LLMExtractor(self.settings, self.meter, self.store, self.graphiti_for, writer.backend,
-                                      writer.clock)
+        self.extractor = LLMExtractor(
+            self.settings, self.meter, self.store, self.graphiti_for, writer.backend, writer.clock
+        )
         self._graphiti: dict[str, Any] = {}
 
     async def graphiti_for(self, group_id: str) -> HoldingGraphiti:
@@ -36,8 +37,12 @@ class LLMRuntime:
             driver = await self.writer.backend.driver(group_id)
             embedder = MeteredEmbedder(self.writer.embedder, self.meter, self.writer.config.embedder_model)
             self._graphiti[group_id] = HoldingGraphiti(
-                graph_driver=driver, llm_client=self.client, embedder=embedder,
-                cross_encoder=EmbeddingReranker(self.writer.embedder), max_coroutines=self.settings.concurrency)
+                graph_driver=driver,
+                llm_client=self.client,
+                embedder=embedder,
+                cross_encoder=EmbeddingReranker(self.writer.embedder),
+                max_coroutines=self.settings.concurrency,
+            )
         return self._graphiti[group_id]
 
     async def close(self) -> None:

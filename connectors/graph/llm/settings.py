@@ -14,19 +14,19 @@ from transforms.episode import Episode
 
 
 class LLMSettings(BaseModel):
-    base_url: str | None = None                  # any OpenAI-compatible endpoint, e.g. http://vllm:8000/v1
-    api_key: SecretStr | None = None             # a placeholder works for keyless local servers
+    base_url: str | None = None  # any OpenAI-compatible endpoint, e.g. http://vllm:8000/v1
+    api_key: SecretStr | None = None  # a placeholder works for keyless local servers
     model: str = "gpt-4.1-mini"
-    small_model: str | None = "gpt-4.1-nano"     # graphiti asks for the small model for timestamps/dedupe
+    small_model: str | None = "gpt-4.1-nano"  # graphiti asks for the small model for timestamps/dedupe
     structured_output: Literal["json_schema", "json_object"] = "json_schema"
     temperature: float = 0.0
-    max_tokens: int = 4096                       # per call (graphiti's generic client defaults to 16384)
-    timeout_s: float = 60.0                      # per HTTP request
+    max_tokens: int = 4096  # per call (graphiti's generic client defaults to 16384)
+    timeout_s: float = 60.0  # per HTTP request
     # Rate limits in front of the model (a semaphore only caps concurrency; these cap throughput).
     requests_per_minute: int | None = 500
     tokens_per_minute: int | None = 200_000
-    concurrency: int = 4                         # hard cap on in-flight requests, also Graphiti(max_coroutines=)
-    max_retries: int = 4                         # per call, after the first attempt
+    concurrency: int = 4  # hard cap on in-flight requests, also Graphiti(max_coroutines=)
+    max_retries: int = 4  # per call, after the first attempt
     backoff_base_s: float = 2.0
     backoff_max_s: float = 60.0
     # Context for extraction: "thread" = up to context_episodes earlier episodes of the same thread/parent (what a

@@ -22,11 +22,12 @@ ReviewStatus = Literal["pending", "approved", "rejected"]
 metadata = sa.MetaData()
 
 llm_spend = sa.Table(
-    "llm_spend", metadata,
+    "llm_spend",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("run_id", sa.String(), nullable=True, index=True),
     sa.Column("source", sa.String(), nullable=False),
-    sa.Column("night", sa.String(10), nullable=False),          # UTC date the money was spent
+    sa.Column("night", sa.String(10), nullable=False),  # UTC date the money was spent
     sa.Column("episode_id", sa.String(), nullable=False, index=True),
     sa.Column("ok", sa.Boolean, nullable=False),
     sa.Column("chunks", sa.Integer, nullable=False, default=1),
@@ -41,7 +42,8 @@ llm_spend = sa.Table(
 )
 
 llm_review = sa.Table(
-    "llm_review", metadata,
+    "llm_review",
+    metadata,
     sa.Column("chunk_uuid", sa.String(), primary_key=True),
     sa.Column("episode_id", sa.String(), nullable=False, index=True),
     sa.Column("group_id", sa.String(), nullable=False),
@@ -50,8 +52,8 @@ llm_review = sa.Table(
     sa.Column("status", sa.String(16), nullable=False),
     sa.Column("nodes", sa.Integer, nullable=False, default=0),
     sa.Column("edges", sa.Integer, nullable=False, default=0),
-    sa.Column("facts", sa.JSON, nullable=False),                 # readable summary for `review list/show`
-    sa.Column("payload", sa.JSON, nullable=False),               # serialised graphiti models
+    sa.Column("facts", sa.JSON, nullable=False),  # readable summary for `review list/show`
+    sa.Column("payload", sa.JSON, nullable=False),  # serialised graphiti models
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.Column("decided_at", UTCDateTime, nullable=True),
     sa.Column("note", sa.Text, nullable=True),
@@ -60,7 +62,7 @@ llm_review = sa.Table(
 
 
 def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 class ReviewItem(BaseModel):
@@ -114,41 +116,82 @@ class LLMStore:
 
     # ---- spend --------------------------------------------------------------------------------------------------
 
-    def record_spend(self, *, source: str, episode_id: str, usage: Usage, ok: bool, run_id: str | None = None,
-                     chunks: int = 1, content_chars: int = 0, at: dt.datetime | None = None) -> None:
+    def record_spend(
+        self,
+        *,
+        source: str,
+        episode_id: str,
+        usage: Usage,
+        ok: bool,
+        run_id: str | None = None,
+        chunks: int = 1,
+        content_chars: int = 0,
+        at: dt.datetime | None = None,
+    ) -> None:
         at = at or _now()
         with self.engine.begin() as conn:
-            conn.execute(llm_spend.insert().values(
-                run_id=run_id, source=source, night=at.astimezone(dt.timezone.utc).date().isoformat(),
-                episode_id=episode_id, ok=ok, chunks=chunks, content_chars=content_chars, calls=usage.calls,
-                tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, embedding_tokens=usage.embedding_tokens,
-                cost_usd=usage.cost_usd, at=at))
+            conn.execute(
+                llm_spend.insert().values(
+                    run_id=run_id,
+                    source=source,
+                    night=at.astimezone(dt.UTC).date().isoformat(),
+                    episode_id=episode_id,
+                    ok=ok,
+                    chunks=chunks,
+                    content_chars=content_chars,
+                    calls=usage.calls,
+                    tokens_in=usage.tokens_in,
+                    tokens_out=usage.tokens_out,
+                    embedding_tokens=usage.embedding_tokens,
+                    cost_usd=usage.cost_usd,
+                    at=at,
+                )
+            )
 
     def spent_on_night(self, source: str, night: dt.date) -> float:
         c = llm_spend.c
         with self.engine.connect() as conn:
-            return float(conn.scalar(sa.select(sa.func.coalesce(sa.func.sum(c.cost_usd), 0.0))
-                                     .where(c.source == source, c.night == night.isoformat())) or 0.0)
+            return float(
+                conn.scalar(
+                    sa.select(sa.func.coalesce(sa.func.sum(c.cost_usd), 0.0)).where(
+                        c.source == source, c.night == night.isoformat()
+                    )
+                )
+                or 0.0
+            )
 
     def spent_by_run(self, run_id: str) -> float:
         c = llm_spend.c
         with self.engine.connect() as conn:
-            return float(conn.scalar(sa.select(sa.func.coalesce(sa.func.sum(c.cost_usd), 0.0))
-                                     .where(c.run_id == run_id)) or 0.0)
+            return float(
+                conn.scalar(sa.select(sa.func.coalesce(sa.func.sum(c.cost_usd), 0.0)).where(c.run_id == run_id)) or 0.0
+            )
 
     def profile(self, source: str | None = None) -> SpendProfile:
         """Successful attempts only: a failed attempt says little about what an episode costs."""
         c = llm_spend.c
-        query = sa.select(sa.func.count(sa.distinct(c.episode_id)), sa.func.sum(c.chunks), sa.func.sum(c.content_chars),
-                          sa.func.sum(c.calls), sa.func.sum(c.tokens_in), sa.func.sum(c.tokens_out),
-                          sa.func.sum(c.cost_usd)).where(c.ok.is_(True))
+        query = sa.select(
+            sa.func.count(sa.distinct(c.episode_id)),
+            sa.func.sum(c.chunks),
+            sa.func.sum(c.content_chars),
+            sa.func.sum(c.calls),
+            sa.func.sum(c.tokens_in),
+            sa.func.sum(c.tokens_out),
+            sa.func.sum(c.cost_usd),
+        ).where(c.ok.is_(True))
         if source is not None:
             query = query.where(c.source == source)
         with self.engine.connect() as conn:
             row = conn.execute(query).one()
-        return SpendProfile(episodes=int(row[0] or 0), chunks=int(row[1] or 0), content_chars=int(row[2] or 0),
-                            calls=int(row[3] or 0), tokens_in=int(row[4] or 0), tokens_out=int(row[5] or 0),
-                            cost_usd=float(row[6] or 0.0))
+        return SpendProfile(
+            episodes=int(row[0] or 0),
+            chunks=int(row[1] or 0),
+            content_chars=int(row[2] or 0),
+            calls=int(row[3] or 0),
+            tokens_in=int(row[4] or 0),
+            tokens_out=int(row[5] or 0),
+            cost_usd=float(row[6] or 0.0),
+        )
 
     # ---- review queue -------------------------------------------------------------------------------------------
 
@@ -159,8 +202,9 @@ class LLMStore:
             conn.execute(llm_review.delete().where(llm_review.c.chunk_uuid == item.chunk_uuid))
             conn.execute(llm_review.insert().values(**values))
 
-    def reviews(self, *, status: str | None = "pending", source: str | None = None,
-                limit: int = 100) -> list[ReviewItem]:
+    def reviews(
+        self, *, status: str | None = "pending", source: str | None = None, limit: int = 100
+    ) -> list[ReviewItem]:
         c = llm_review.c
         cols = [col for col in llm_review.c if col.name != "payload"]
         query = sa.select(*cols).order_by(c.created_at, c.chunk_uuid).limit(limit)
@@ -190,8 +234,11 @@ class LLMStore:
         """pending -> approved/rejected. Returns how many changed (already-decided items are left alone)."""
         c = llm_review.c
         with self.engine.begin() as conn:
-            return conn.execute(llm_review.update().where(c.chunk_uuid.in_(chunk_uuids), c.status == "pending")
-                                .values(status=status, decided_at=_now(), note=note)).rowcount
+            return conn.execute(
+                llm_review.update()
+                .where(c.chunk_uuid.in_(chunk_uuids), c.status == "pending")
+                .values(status=status, decided_at=_now(), note=note)
+            ).rowcount
 
     def counts(self) -> dict[str, int]:
         c = llm_review.c
@@ -205,7 +252,11 @@ class LLMStore:
 def measured_rows(store: LLMStore, source: str, limit: int = 2000) -> list[tuple[int, int, int, int, int, float]]:
     """(chunks, content_chars, calls, tokens_in, tokens_out, cost_usd) of the latest successful episodes of a source."""
     c = llm_spend.c
-    query = (sa.select(c.chunks, c.content_chars, c.calls, c.tokens_in, c.tokens_out, c.cost_usd)
-             .where(c.source == source, c.ok.is_(True)).order_by(c.id.desc()).limit(limit))
+    query = (
+        sa.select(c.chunks, c.content_chars, c.calls, c.tokens_in, c.tokens_out, c.cost_usd)
+        .where(c.source == source, c.ok.is_(True))
+        .order_by(c.id.desc())
+        .limit(limit)
+    )
     with store.engine.connect() as conn:
         return [tuple(r) for r in conn.execute(query)]

@@ -10,9 +10,35 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import Comment, Doctype, ProcessingInstruction
 
 _BLOCK = {
-    "p", "div", "section", "article", "header", "footer", "main", "aside", "nav", "pre",
-    "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "tr", "form", "fieldset", "address", "center",
-    "dl", "dt", "dd", "figure", "hr",
+    "p",
+    "div",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "main",
+    "aside",
+    "nav",
+    "pre",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "ul",
+    "ol",
+    "table",
+    "tr",
+    "form",
+    "fieldset",
+    "address",
+    "center",
+    "dl",
+    "dt",
+    "dd",
+    "figure",
+    "hr",
 }
 _DROP = {"script", "style", "head", "title", "meta", "link", "noscript", "template", "svg", "object", "iframe"}
 _SPACES = re.compile(r"[ \t\u00a0\u200b]+")

@@ -48,8 +48,12 @@ def _not_yet_ingested(episodes: list[Episode], ledger_url: str | None) -> tuple[
 def print_estimate(est: Estimate, out: TextIO, *, max_cost_usd: float | None = None, skipped: int = 0) -> None:
     per = est.episodes or 1
     print(f"estimate for source {est.source} (model {est.model}); nothing was sent to a model", file=out)
-    print(f"  episodes        {est.episodes}" + (f"  ({skipped} already ingested, left out)" if skipped else "")
-          + (f"  ({est.skipped} skipped by intent: structured facts only)" if est.skipped else ""), file=out)
+    print(
+        f"  episodes        {est.episodes}"
+        + (f"  ({skipped} already ingested, left out)" if skipped else "")
+        + (f"  ({est.skipped} skipped by intent: structured facts only)" if est.skipped else ""),
+        file=out,
+    )
     print(f"  chunks          {est.chunks}  ({est.content_chars} content chars)", file=out)
     print(f"  LLM calls       {est.calls}  ({est.calls / per:.1f} per episode)", file=out)
     print(f"  tokens in/out   {est.tokens_in} / {est.tokens_out}  ({est.tokens_in / per:.0f} in per episode)", file=out)
@@ -61,15 +65,26 @@ def print_estimate(est: Estimate, out: TextIO, *, max_cost_usd: float | None = N
     print(f"  method          {est.method}", file=out)
 
 
-def estimate(graph_config: Any, source: str, partition: str | None = None, *, staging_root: Path | None = None,
-             episodes_path: Path | None = None, ledger_url: str | None = None, store_url: str | None = None,
-             max_cost_usd: float | None = None, as_json: bool = False, out: TextIO | None = None) -> int:
+def estimate(
+    graph_config: Any,
+    source: str,
+    partition: str | None = None,
+    *,
+    staging_root: Path | None = None,
+    episodes_path: Path | None = None,
+    ledger_url: str | None = None,
+    store_url: str | None = None,
+    max_cost_usd: float | None = None,
+    as_json: bool = False,
+    out: TextIO | None = None,
+) -> int:
     """Expected calls, tokens and USD for a staged partition (or a `graphfeed preview` JSONL file)."""
     out = out or sys.stdout
     settings = graph_config.llm
     if settings is None or not settings.enabled:
-        print("graphfeed estimate: no LLM endpoint configured (GRAPHFEED_LLM_BASE_URL); nothing would be spent",
-              file=out)
+        print(
+            "graphfeed estimate: no LLM endpoint configured (GRAPHFEED_LLM_BASE_URL); nothing would be spent", file=out
+        )
         return EXIT_NOTHING
     if graph_config.extraction_mode(source) == "structured":
         print(f"graphfeed estimate: source {source!r} is in structured mode: no LLM calls, $0", file=out)
@@ -94,8 +109,9 @@ def estimate(graph_config: Any, source: str, partition: str | None = None, *, st
             profile = fit_profile(measured_rows(store, source))
         finally:
             store.close()
-    est = estimate_episodes(episodes, settings, source=source, profile=profile,
-                            embedding_model=graph_config.embedder_model)
+    est = estimate_episodes(
+        episodes, settings, source=source, profile=profile, embedding_model=graph_config.embedder_model
+    )
     if as_json:
         print(json.dumps(est.model_dump()), file=out)
     else:
@@ -106,8 +122,14 @@ def estimate(graph_config: Any, source: str, partition: str | None = None, *, st
 # ---- review queue ---------------------------------------------------------------------------------------------------
 
 
-def review_list(store_url: str, *, status: str | None = "pending", source: str | None = None, limit: int = 50,
-                out: TextIO | None = None) -> int:
+def review_list(
+    store_url: str,
+    *,
+    status: str | None = "pending",
+    source: str | None = None,
+    limit: int = 50,
+    out: TextIO | None = None,
+) -> int:
     out = out or sys.stdout
     store = LLMStore(store_url)
     try:
@@ -115,20 +137,28 @@ def review_list(store_url: str, *, status: str | None = "pending", source: str |
         counts = store.counts()
     finally:
         store.close()
-    print(f"review queue: {counts['pending']} pending, {counts['approved']} approved, {counts['rejected']} rejected",
-          file=out)
+    print(
+        f"review queue: {counts['pending']} pending, {counts['approved']} approved, {counts['rejected']} rejected",
+        file=out,
+    )
     for item in items:
-        print(f"  {item.chunk_uuid}  {item.status:<8} {item.source:<10} {item.created_at:%Y-%m-%d}  "
-              f"{item.nodes} nodes, {item.edges} facts  {item.title[:50]}", file=out)
+        print(
+            f"  {item.chunk_uuid}  {item.status:<8} {item.source:<10} {item.created_at:%Y-%m-%d}  "
+            f"{item.nodes} nodes, {item.edges} facts  {item.title[:50]}",
+            file=out,
+        )
     return EXIT_OK
 
 
 def _print_item(item: ReviewItem, out: TextIO) -> None:
     print(f"{item.chunk_uuid}  ({item.status})  source {item.source}  group {item.group_id}", file=out)
     print(f"  episode {item.episode_id}  {item.title}", file=out)
-    print(f"  held {item.created_at:%Y-%m-%d %H:%M}Z" + (f", decided {item.decided_at:%Y-%m-%d %H:%M}Z"
-                                                         if item.decided_at else "")
-          + (f" ({item.note})" if item.note else ""), file=out)
+    print(
+        f"  held {item.created_at:%Y-%m-%d %H:%M}Z"
+        + (f", decided {item.decided_at:%Y-%m-%d %H:%M}Z" if item.decided_at else "")
+        + (f" ({item.note})" if item.note else ""),
+        file=out,
+    )
     payload = item.payload or {}
     names = [n.get("name", "?") for n in payload.get("nodes", [])]
     print(f"  entities ({len(names)}): {', '.join(names)}", file=out)
@@ -174,8 +204,14 @@ def approve_items(writer: Any, store: LLMStore, items: Iterable[ReviewItem]) -> 
     return done
 
 
-def review_approve(graph_config: Any, store_url: str, keys: Sequence[str] | None = None, *,
-                   source: str | None = None, out: TextIO | None = None) -> int:
+def review_approve(
+    graph_config: Any,
+    store_url: str,
+    keys: Sequence[str] | None = None,
+    *,
+    source: str | None = None,
+    out: TextIO | None = None,
+) -> int:
     """Approve the given chunk uuids / episode ids (all pending ones, optionally of one source, when none given)."""
     out = out or sys.stdout
     from connectors.graph.sync_facade import SyncGraphWriter
@@ -190,8 +226,11 @@ def review_approve(graph_config: Any, store_url: str, keys: Sequence[str] | None
             done = approve_items(writer, store, items)
     finally:
         store.close()
-    print(f"approved and wrote {done} held extraction(s) "
-          f"({sum(i.edges for i in items)} facts, {sum(i.nodes for i in items)} entities)", file=out)
+    print(
+        f"approved and wrote {done} held extraction(s) "
+        f"({sum(i.edges for i in items)} facts, {sum(i.nodes for i in items)} entities)",
+        file=out,
+    )
     return EXIT_OK
 
 
