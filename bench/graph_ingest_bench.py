@@ -31,7 +31,7 @@ from connectors.graph.to_graphiti import entity_edge, entity_node, episodic_node
 from connectors.graph.writer import GraphWriter  # noqa: E402
 from connectors.registry import episode_facts  # noqa: E402
 from ground.records import Actor, Participant  # noqa: E402
-from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id  # noqa: E402
+from transforms.episode import Episode, EpisodeMetadata, episode_id  # noqa: E402
 from transforms.minilm import shared_minilm  # noqa: E402
 
 UTC = dt.UTC
@@ -58,7 +58,7 @@ def synthetic_episodes(n: int, group_id: str, seed: int = 7) -> list[Episode]:
                 group_id=group_id,
                 timestamp=when,
                 source="email",
-                actor=EpisodeActor(type="human", id=email, name=name, email=email),
+                actor=Actor(type="human", id=email, name=name, email=email),
                 intent="fyi",
                 intent_confidence=0.5,
                 content=f"{topic}: update {i} from {name}.",

@@ -10,9 +10,9 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from ground.records import ErrorClass, RecordFailure, SourceRecord
+from ground.records import Actor, ErrorClass, RecordFailure, SourceRecord
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS, clip_record
-from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
+from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.fingerprint import fingerprint
 from transforms.intent.units import ClassifierInput, prepare_record
 from transforms.language import detect_language
@@ -147,7 +147,7 @@ def make_episode(
         group_id=record.fields.get("group_id") or settings.group_id,  # a source may route a record (restricted pages)
         timestamp=record.occurred_at,
         source=record.source,
-        actor=EpisodeActor(type=actor.type, id=actor.id, name=actor.name, email=actor.email),
+        actor=Actor(type=actor.type, id=actor.id, name=actor.name, email=actor.email),
         intent=intent,
         intent_confidence=round(float(confidence), 4),
         content=content,

@@ -2,11 +2,11 @@
 
 import datetime as dt
 import uuid
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ground.records import Attachment, Origin, Participant
+from ground.records import Actor, Attachment, Origin, Participant
 
 # Fixed namespace: changing it would re-key every episode ever written.
 EPISODE_NAMESPACE = uuid.UUID("6f1c2a8e-2b1d-5c55-9a51-67f3b0c0e1a1")
@@ -14,15 +14,6 @@ EPISODE_NAMESPACE = uuid.UUID("6f1c2a8e-2b1d-5c55-9a51-67f3b0c0e1a1")
 
 def episode_id(source: str, source_key: str, version: str) -> str:
     return str(uuid.uuid5(EPISODE_NAMESPACE, f"{source}\x1f{source_key}\x1f{version}"))
-
-
-class EpisodeActor(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    type: Literal["human", "system"]
-    id: str
-    name: str | None = None
-    email: str | None = None
 
 
 class EpisodeMetadata(BaseModel):
@@ -57,7 +48,7 @@ class Episode(BaseModel):
     group_id: str
     timestamp: dt.datetime  # when it happened in the world (reference_time for Graphiti)
     source: str
-    actor: EpisodeActor
+    actor: Actor
     intent: str
     intent_confidence: float
     content: str

@@ -5,7 +5,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ground.identity import normalise_email
-from transforms.episode import EpisodeActor
+from ground.records import Actor
 from transforms.fact_model import AttrValue, EntitySpec, entity_uuid
 
 # Mail domains that say nothing about an employer.
@@ -150,7 +150,7 @@ def reference_target(
         return None
     kind, _, rest = ref.partition(":")
     if kind == "email_address":
-        actor = EpisodeActor(type="human", id=rest, email=rest)
+        actor = Actor(type="human", id=rest, email=rest)
         return person_entity(group_id, actor, "reference"), "MENTIONS_PERSON"
     if kind == "person":
         for entity, _actor in people:

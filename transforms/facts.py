@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ground.identity import normalise_email
-from ground.records import as_utc
-from transforms.episode import Episode, EpisodeActor
+from ground.records import Actor, as_utc
+from transforms.episode import Episode
 from transforms.fact_entities import (
     DEFAULT_REFERENCE_KIND,
     NAME_MENTIONS,
@@ -163,7 +163,7 @@ __all__ = [
     "EntitySpec",
     "FactSpec",
     "FactSet",
-    "EpisodeActor",
+    "Actor",
     "entity_uuid",
     "fact_uuid",
     "normalise_email",

@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ground.records import as_utc
-from transforms.episode import Episode, EpisodeActor
+from ground.records import Actor, as_utc
+from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactSet,
@@ -79,13 +79,13 @@ def thread_title(title: str) -> str:
     return _REPLY_PREFIX.sub("", title or "").strip()
 
 
-def author(episode: Episode) -> EpisodeActor | None:
+def author(episode: Episode) -> Actor | None:
     """Who wrote it: the actor, or for a system actor the human author the record names (fields.author), else None."""
     if episode.actor.type == "human":
         return episode.actor
     named = (episode.metadata.fields or {}).get("author")
     if isinstance(named, Mapping) and named.get("id") and named.get("type", "human") == "human":
-        return EpisodeActor(
+        return Actor(
             type="human", id=str(named["id"]), name=named.get("name") or None, email=named.get("email") or None
         )
     return None
@@ -117,7 +117,7 @@ def own_text(episode: Episode) -> str:
     return "\n".join(line for line in text.splitlines() if not _QUOTED_LINE.match(line))
 
 
-def _who(person: EntitySpec, actor: EpisodeActor, domain_orgs: Mapping[str, str]) -> str:
+def _who(person: EntitySpec, actor: Actor, domain_orgs: Mapping[str, str]) -> str:
     """'Dana Whitfield (Acme Corp)': a configured employer makes "what did Acme decide?" findable."""
     org = organisation_for(normalise_email(actor.email) or normalise_email(actor.id), domain_orgs)
     return f"{person.name} ({org[1]})" if org and org[0].split(":", 1)[1] in domain_orgs else person.name

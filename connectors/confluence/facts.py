@@ -8,7 +8,8 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from transforms.episode import Episode, EpisodeActor
+from ground.records import Actor
+from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactSet,
@@ -72,12 +73,10 @@ def space_entity(group_id: str, key: str, name: str | None) -> EntitySpec:
     )
 
 
-def _person(group_id: str, value: Any) -> tuple[EntitySpec, EpisodeActor] | None:
+def _person(group_id: str, value: Any) -> tuple[EntitySpec, Actor] | None:
     if not isinstance(value, Mapping) or not value.get("id"):
         return None
-    actor = EpisodeActor(
-        type="human", id=str(value["id"]), name=value.get("name") or None, email=value.get("email") or None
-    )
+    actor = Actor(type="human", id=str(value["id"]), name=value.get("name") or None, email=value.get("email") or None)
     return person_entity(group_id, actor, "confluence"), actor
 
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectors.jira.fields import JiraFields
-from ground.records import as_utc
-from transforms.episode import Episode, EpisodeActor
+from ground.records import Actor, as_utc
+from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactSet,
@@ -55,10 +55,10 @@ def _time(value: Any) -> dt.datetime | None:
         return None
 
 
-def _actor(p: Mapping[str, Any] | None) -> EpisodeActor | None:
+def _actor(p: Mapping[str, Any] | None) -> Actor | None:
     if not p or not p.get("id"):
         return None
-    return EpisodeActor(type="human", id=str(p["id"]), name=p.get("name"), email=p.get("email"))
+    return Actor(type="human", id=str(p["id"]), name=p.get("name"), email=p.get("email"))
 
 
 def _value(slot: str, change: Mapping[str, Any], side: str) -> Any:

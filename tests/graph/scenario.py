@@ -3,20 +3,18 @@
 import datetime as dt
 
 from ground.records import Actor, Attachment, Participant
-from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
+from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.facts import FactSet, make_fact, organisation_entity, person_entity, slot_key
 
 UTC = dt.UTC
 MARCH = dt.datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 JUNE = dt.datetime(2026, 6, 15, 9, 30, tzinfo=UTC)
 
-DANA = EpisodeActor(
-    type="human", id="dana.whitfield@acme.example", name="Dana Whitfield", email="Dana.Whitfield@acme.example"
-)
+DANA = Actor(type="human", id="dana.whitfield@acme.example", name="Dana Whitfield", email="Dana.Whitfield@acme.example")
 TOM = Actor(id="tom.berger@globex.example", name="Tom Berger", email="tom.berger@globex.example")
 PRIYA = Actor(id="priya.nair@acme.example", name="Priya Nair", email="priya.nair@acme.example")
 LEE = Actor(id="lee@acme.example", name=None, email="lee@acme.example")
-CRM = EpisodeActor(type="system", id="salesforce-integration", name="Salesforce")
+CRM = Actor(type="system", id="salesforce-integration", name="Salesforce")
 
 
 def email_episode(
@@ -24,7 +22,7 @@ def email_episode(
     key: str,
     when: dt.datetime,
     *,
-    actor: EpisodeActor = DANA,
+    actor: Actor = DANA,
     to=(TOM,),
     cc=(),
     title: str = "Q2 budget",

@@ -9,12 +9,12 @@ import pytest
 from connectors.graph.episode_read import EpisodeFilters
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
+from ground.records import Actor
 from tests.graph.scenario import DANA, TOM, email_episode
-from transforms.episode import EpisodeActor
 
 pytestmark = pytest.mark.slow
 UTC = dt.UTC
-TOM_ACTOR = EpisodeActor(type="human", id=TOM.id, name=TOM.name, email=TOM.email)
+TOM_ACTOR = Actor(type="human", id=TOM.id, name=TOM.name, email=TOM.email)
 
 # key, day of May 2026, actor, intent, title
 MAILS = [

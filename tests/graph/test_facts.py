@@ -7,7 +7,7 @@ from connectors.graph.timeline import SlotEdge, recompute_slot
 from connectors.registry import episode_facts
 from ground.records import Actor
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, email_episode
-from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
+from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.facts import entity_uuid, merge_factsets, person_entity
 
 UTC = dt.UTC
@@ -90,7 +90,7 @@ def test_other_sources_without_rules_still_mention_their_author():
         group_id="acme",
         timestamp=when,
         source="zendesk",
-        actor=EpisodeActor(type="human", id="tom.berger@globex.example", name="Tom Berger"),
+        actor=Actor(type="human", id="tom.berger@globex.example", name="Tom Berger"),
         intent="report",
         intent_confidence=0.5,
         content="x",

@@ -8,8 +8,9 @@ import pytest
 from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig
 from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from connectors.graph.writer import GraphWriter
+from ground.records import Actor
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, PRIYA, TOM, contact_change, email_episode
-from transforms.episode import Episode, EpisodeActor
+from transforms.episode import Episode
 from transforms.facts import entity_uuid
 
 pytestmark = pytest.mark.slow
@@ -27,7 +28,7 @@ def mail_batch(group_id: str) -> list[Episode]:
     first = email_episode(
         group_id, "<m1@acme.example>", MARCH, cc=(LEE,), refs=["jira:PHX-42"], attachments=[ATTACHMENT]
     )
-    reply_actor = EpisodeActor(type="human", id=TOM.id, name=TOM.name, email=TOM.email)
+    reply_actor = Actor(type="human", id=TOM.id, name=TOM.name, email=TOM.email)
     dana = type(TOM)(id=DANA.id, name=DANA.name, email=DANA.email)
     reply = email_episode(
         group_id,

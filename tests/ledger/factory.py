@@ -2,7 +2,8 @@
 
 import datetime as dt
 
-from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
+from ground.records import Actor
+from transforms.episode import Episode, EpisodeMetadata, episode_id
 
 DAY = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
 
@@ -26,7 +27,7 @@ def make_episode(
         group_id=group_id,
         timestamp=when,
         source=source,
-        actor=EpisodeActor(type="human", id="ann@example.com", name="Ann"),
+        actor=Actor(type="human", id="ann@example.com", name="Ann"),
         intent="decision",
         intent_confidence=0.9,
         content=content,

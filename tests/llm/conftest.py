@@ -63,14 +63,15 @@ def llm_config(home: Path, server: ScriptedOpenAI, *, mode: str = "llm", source:
 
 
 def mail(group_id: str, key: str, content: str, when: dt.datetime = T0, title: str = "Status"):
-    from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
+    from ground.records import Actor
+    from transforms.episode import Episode, EpisodeMetadata, episode_id
 
     return Episode(
         id=episode_id("email", key, "1"),
         group_id=group_id,
         timestamp=when,
         source="email",
-        actor=EpisodeActor(type="human", id="dana@acme.example", name="Dana Fox", email="dana@acme.example"),
+        actor=Actor(type="human", id="dana@acme.example", name="Dana Fox", email="dana@acme.example"),
         intent="decision",
         intent_confidence=0.9,
         content=content,

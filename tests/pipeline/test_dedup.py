@@ -2,9 +2,9 @@
 
 import datetime as dt
 
-from ground.records import Origin
+from ground.records import Actor, Origin
 from transforms.dedup import dedup
-from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
+from transforms.episode import Episode, EpisodeMetadata, episode_id
 
 T0 = dt.datetime(2026, 3, 2, 9, 15, tzinfo=dt.UTC)
 
@@ -16,7 +16,7 @@ def _episode(key: str, fp: str, minutes: int = 0, file: str = "a.mbox") -> Episo
         group_id="g",
         timestamp=when,
         source="email",
-        actor=EpisodeActor(type="human", id="dana@acme.example"),
+        actor=Actor(type="human", id="dana@acme.example"),
         intent="other",
         intent_confidence=0.9,
         content="hello",

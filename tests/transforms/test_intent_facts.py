@@ -11,20 +11,21 @@ from connectors.confluence.facts import confluence_facts
 from connectors.jira.facts import jira_facts
 from connectors.registry import episode_facts, intent_subjects
 from connectors.salesforce.facts import salesforce_facts
+from ground.records import Actor
 from transforms import intent_facts as intent
-from transforms.episode import Episode, EpisodeActor, EpisodeMetadata, episode_id
+from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.intent_facts import DATE_RELATION
 
 intent_facts = partial(intent.intent_facts, subjects=intent_subjects())  # as the registry's extractor calls it
 
 UTC = dt.UTC
-LENA = EpisodeActor(type="human", id="lena.ortiz@acme.example", name="Lena Ortiz", email="lena.ortiz@acme.example")
-MARC = EpisodeActor(type="human", id="marc.weber@acme.example", name="Marc Weber", email="marc.weber@acme.example")
-MARKUS = EpisodeActor(
+LENA = Actor(type="human", id="lena.ortiz@acme.example", name="Lena Ortiz", email="lena.ortiz@acme.example")
+MARC = Actor(type="human", id="marc.weber@acme.example", name="Marc Weber", email="marc.weber@acme.example")
+MARKUS = Actor(
     type="human", id="markus.vogel@datenwerk.example", name="Markus Vogel", email="markus.vogel@datenwerk.example"
 )
-LI = EpisodeActor(type="human", id="li.na@huaxin.example", name="李娜", email="li.na@huaxin.example")
-BOT = EpisodeActor(type="system", id="salesforce", name="Salesforce")
+LI = Actor(type="human", id="li.na@huaxin.example", name="李娜", email="li.na@huaxin.example")
+BOT = Actor(type="system", id="salesforce", name="Salesforce")
 ORGS = {"acme.example": "Acme Corp"}
 
 
