@@ -97,10 +97,6 @@ def _declared_members(path: Path) -> int | None:
         return count
 
 
-def _failure(source: str, origin: Origin, error_class: ErrorClass, reason: str) -> RecordFailure:
-    return RecordFailure(source=source, location=origin, error_class=error_class, reason=reason)
-
-
 def open_zip(path: Path, source: str, limits: ArchiveLimits) -> zipfile.ZipFile | RecordFailure:
     """The opened archive, or a failure when it is unreadable or lists more members than the limit allows."""
     origin = Origin(file=str(path))
@@ -111,14 +107,14 @@ def open_zip(path: Path, source: str, limits: ArchiveLimits) -> zipfile.ZipFile 
     try:
         declared = _declared_members(path)
         if declared is not None and declared > limits.max_members:
-            return _failure(source, origin, ErrorClass.too_large, too_many.format(count=declared))
+            return RecordFailure.at(source, origin, ErrorClass.too_large, too_many.format(count=declared))
         archive = zipfile.ZipFile(path)
     except ZIP_ERRORS as exc:
-        return _failure(source, origin, ErrorClass.parse_error, f"not a readable zip archive: {exc}")
+        return RecordFailure.at(source, origin, ErrorClass.parse_error, f"not a readable zip archive: {exc}")
     count = len(archive.infolist())
     if count > limits.max_members:
         archive.close()
-        return _failure(source, origin, ErrorClass.too_large, too_many.format(count=count))
+        return RecordFailure.at(source, origin, ErrorClass.too_large, too_many.format(count=count))
     return archive
 
 
@@ -131,7 +127,7 @@ def checked_members(
     fine = [info for info, reason in checked if reason is None]
     total = sum(info.file_size for info in fine)
     if total > limits.max_total_bytes:
-        yield _failure(
+        yield RecordFailure.at(
             source,
             Origin(file=str(path)),
             ErrorClass.too_large,
@@ -144,7 +140,7 @@ def checked_members(
         if reason is None:
             yield info
         else:
-            yield _failure(
+            yield RecordFailure.at(
                 source,
                 Origin(file=str(path), member=info.filename),
                 ErrorClass.too_large,

@@ -130,12 +130,24 @@ class ErrorClass(str, enum.Enum):
     api_error = "api_error"  # the source API refused this one record
 
 
+MAX_REASON_CHARS = 500  # a reason names what is wrong; a longer one is an echo of the input
+
+
 class RecordFailure(BaseModel):
     source: str
     source_key: str | None = None
     location: Origin
     error_class: ErrorClass
     reason: str
+
+    @classmethod
+    def at(
+        cls, source: str, origin: Origin, error_class: ErrorClass, reason: str, key: str | None = None
+    ) -> "RecordFailure":
+        """The one way readers build a failure: every source clips its reason the same way."""
+        return cls(
+            source=source, source_key=key, location=origin, error_class=error_class, reason=reason[:MAX_REASON_CHARS]
+        )
 
     def describe(self) -> str:
         key = f" [{self.source_key}]" if self.source_key else ""

@@ -6,6 +6,7 @@ module decides what a record means, so a page keys the same from the API and fro
 """
 
 import datetime as dt
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -69,8 +70,7 @@ class ContentVersion(BaseModel):
     resolved: bool | None = None
 
 
-def failure(origin: Origin, error_class: ErrorClass, reason: str, key: str | None = None) -> RecordFailure:
-    return RecordFailure(source=SOURCE, source_key=key, location=origin, error_class=error_class, reason=reason)
+failure = functools.partial(RecordFailure.at, SOURCE)  # (origin, error_class, reason, key=None)
 
 
 def _iso(value: dt.datetime | None) -> str | None:

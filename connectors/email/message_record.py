@@ -273,5 +273,4 @@ def build_record(
     )
 
 
-def failure(origin: Origin, error_class: ErrorClass, reason: str, key: str | None = None) -> RecordFailure:
-    return RecordFailure(source=SOURCE, source_key=key, location=origin, error_class=error_class, reason=reason)
+failure = functools.partial(RecordFailure.at, SOURCE)  # (origin, error_class, reason, key=None)

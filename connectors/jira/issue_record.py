@@ -7,6 +7,7 @@ and each comment is one record (source key = issue key + '#' + comment id). Ever
 """
 
 import datetime as dt
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,8 +34,7 @@ SOURCE = "jira"
 Item = SourceRecord | RecordFailure
 
 
-def failure(origin: Origin, error_class: ErrorClass, reason: str, key: str | None = None) -> RecordFailure:
-    return RecordFailure(source=SOURCE, source_key=key, location=origin, error_class=error_class, reason=reason[:500])
+failure = functools.partial(RecordFailure.at, SOURCE)  # (origin, error_class, reason, key=None)
 
 
 def body_text(value: Any) -> str:

@@ -6,6 +6,7 @@ tombstone version), actor = owner, else last modifier, else creator, resolved to
 """
 
 import datetime as dt
+import functools
 from typing import Any
 
 from connectors.salesforce.directory import Directory, Person, sid
@@ -25,8 +26,7 @@ UPDATED_FIELDS = (
 )  # Fivetran: sync time, last resort
 
 
-def failure(origin: Origin, error_class: ErrorClass, reason: str, key: str | None = None) -> RecordFailure:
-    return RecordFailure(source=SOURCE, source_key=key, location=origin, error_class=error_class, reason=reason)
+failure = functools.partial(RecordFailure.at, SOURCE)  # (origin, error_class, reason, key=None)
 
 
 def object_of(rid: str | None) -> str:
