@@ -8,6 +8,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
+from flow.ingest import IngestLimits
 from flow.staging import Staging
 from transforms.build import EpisodeSettings
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS
@@ -104,7 +105,7 @@ class IntentModelResource(dg.ConfigurableResource):
         return self._model
 
 
-def _plain(value):
+def plain_value(value):
     """An EnvVar field read outside a run (the CLI) resolves here; inside a run Dagster has resolved it already."""
     return value.get_value() if isinstance(value, dg.EnvVar) else value
 
@@ -141,11 +142,11 @@ class GraphResource(dg.ConfigurableResource):
             falkor_port=self.falkor_port,
             neo4j_uri=self.neo4j_uri,
             neo4j_user=self.neo4j_user,
-            neo4j_password=_plain(self.neo4j_password),
+            neo4j_password=plain_value(self.neo4j_password),
             embedder=self.embedder,
             embedder_model="all-MiniLM-L6-v2" if self.embedder == "minilm-local" else self.embedder_model,
             embedder_base_url=self.embedder_base_url,
-            embedder_api_key=_plain(self.embedder_api_key),
+            embedder_api_key=plain_value(self.embedder_api_key),
             embedding_dim=self.embedding_dim,
             domain_orgs=self.domain_orgs,
             search_timeout_ms=self.search_timeout_ms,
@@ -166,19 +167,31 @@ class LedgerResource(dg.ConfigurableResource):
         from connectors.graph.ledger import Ledger, ledger_url_for_home
 
         home.mkdir(parents=True, exist_ok=True)
-        return Ledger(_plain(self.url) or ledger_url_for_home(home))
+        return Ledger(plain_value(self.url) or ledger_url_for_home(home))
+
+
+_LIMITS = IngestLimits()
 
 
 class IngestConfig(dg.ConfigurableResource):
     """Bounds of one graph ingestion run; what they leave out stays pending in the ledger for the next night."""
 
-    batch_size: int = 50
-    max_episodes_per_run: int = 5000
-    max_cost_per_run_usd: float = 5.0
-    max_attempts: int = 3
-    retry_backoff_seconds: float = 300.0
+    batch_size: int = _LIMITS.batch_size  # the defaults are IngestLimits' (flow/ingest.py), declared once there
+    max_episodes_per_run: int = _LIMITS.max_episodes
+    max_cost_per_run_usd: float = _LIMITS.max_cost_usd
+    max_attempts: int = _LIMITS.max_attempts
+    retry_backoff_seconds: float = _LIMITS.backoff_seconds
     max_failure_rate: float = 0.1
     backlog_growth_runs: int = 3  # backlog rising this many runs in a row fails the check
+
+    def limits(self) -> IngestLimits:
+        return IngestLimits(
+            batch_size=self.batch_size,
+            max_episodes=self.max_episodes_per_run,
+            max_cost_usd=self.max_cost_per_run_usd,
+            max_attempts=self.max_attempts,
+            backoff_seconds=self.retry_backoff_seconds,
+        )
 
 
 class SourceApisResource(dg.ConfigurableResource):
@@ -298,7 +311,7 @@ class SourceApisResource(dg.ConfigurableResource):
                 JiraApiSettings(
                     base_url=self.jira_url,
                     username=self.jira_username,
-                    token=_plain(self.jira_api_token) or "",
+                    token=plain_value(self.jira_api_token) or "",
                     cloud=self.jira_cloud,
                     project_keys=self.jira_project_keys,
                     extra_jql=self.jira_extra_jql,
@@ -316,7 +329,7 @@ class SourceApisResource(dg.ConfigurableResource):
                 ConfluenceApiSettings(
                     base_url=self.confluence_url,
                     username=self.confluence_username,
-                    token=_plain(self.confluence_api_token) or "",
+                    token=plain_value(self.confluence_api_token) or "",
                     cloud=self.confluence_cloud,
                     spaces=self.confluence_spaces,
                     user_timezone=self.confluence_timezone,
@@ -331,7 +344,7 @@ class SourceApisResource(dg.ConfigurableResource):
             from connectors.salesforce import SalesforceApiReader, SalesforceApiSettings
 
             secret = {
-                name: _plain(getattr(self, f"salesforce_{name}"))
+                name: plain_value(getattr(self, f"salesforce_{name}"))
                 for name in ("password", "security_token", "client_secret")
             }
             return SalesforceApiReader(

@@ -22,7 +22,7 @@ from assets.resources import (
 )
 from connectors.graph.config import EmbedderMismatch
 from flow.episodes import stage_episodes
-from flow.ingest import IngestLimits, ingest
+from flow.ingest import ingest
 from flow.stage import stage_raw_records
 from flow.staging import EPISODES, FAILURES, RAW
 
@@ -214,13 +214,7 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
         ledger: LedgerResource,
         ingest_config: IngestConfig,
     ) -> dg.MaterializeResult:
-        limits = IngestLimits(
-            batch_size=ingest_config.batch_size,
-            max_episodes=ingest_config.max_episodes_per_run,
-            max_cost_usd=ingest_config.max_cost_per_run_usd,
-            max_attempts=ingest_config.max_attempts,
-            backoff_seconds=ingest_config.retry_backoff_seconds,
-        )
+        limits = ingest_config.limits()
         with ledger.open(home.root) as book, graph.writer(home.root) as writer:
             try:
                 stats = ingest(

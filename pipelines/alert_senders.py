@@ -17,6 +17,7 @@ from typing import Literal, Protocol
 import dagster as dg
 from pydantic import BaseModel, Field
 
+from assets.resources import plain_value
 from flow import settings
 
 Severity = Literal["warning", "error"]
@@ -162,7 +163,7 @@ class AlertsResource(dg.ConfigurableResource):
     max_nightly_cost_usd: float | None = None  # alert when a night's LLM spend over all sources exceeds this
 
     def notifier(self) -> "Notifier":
-        plain = _plain
+        plain = plain_value
         if self.channel == "none":
             return NullNotifier()
         if self.channel == "smtp":
@@ -186,10 +187,6 @@ class AlertsResource(dg.ConfigurableResource):
                 token=plain(self.slack_token), channel=self.slack_channel, base_url=self.slack_base_url
             )
         raise NotificationError(f"unknown alert channel {self.channel!r}; known: {', '.join(CHANNELS)}")
-
-
-def _plain(value):
-    return value.get_value() if isinstance(value, dg.EnvVar) else value
 
 
 def _secret(name: str):

@@ -67,6 +67,7 @@ def _key_values(raw: str, lower: bool = True) -> dict[str, str]:
 def graph_resources() -> dict[str, dg.ConfigurableResource]:
     backend = os.environ.get("GRAPHFEED_GRAPH_BACKEND", "falkordb-embedded")
     embedder = os.environ.get("GRAPHFEED_EMBEDDER", "minilm-local")
+    ingest = IngestConfig()  # its field defaults are the defaults of every variable below
     return {
         "graph": GraphResource(
             backend=backend,
@@ -92,12 +93,12 @@ def graph_resources() -> dict[str, dg.ConfigurableResource]:
             url=dg.EnvVar("GRAPHFEED_LEDGER_URL") if os.environ.get("GRAPHFEED_LEDGER_URL") else None
         ),
         "ingest_config": IngestConfig(
-            batch_size=settings.env_int("GRAPHFEED_BATCH_SIZE", 50),
-            max_episodes_per_run=settings.env_int("GRAPHFEED_MAX_EPISODES_PER_RUN", 5000),
-            max_cost_per_run_usd=settings.env_float("GRAPHFEED_MAX_COST_PER_RUN_USD", 5.0),
-            max_attempts=settings.env_int("GRAPHFEED_MAX_ATTEMPTS", 3),
-            retry_backoff_seconds=settings.env_float("GRAPHFEED_RETRY_BACKOFF_SECONDS", 300.0),
-            max_failure_rate=settings.env_float("GRAPHFEED_MAX_INGEST_FAILURE_RATE", 0.1),
+            batch_size=settings.env_int("GRAPHFEED_BATCH_SIZE", ingest.batch_size),
+            max_episodes_per_run=settings.env_int("GRAPHFEED_MAX_EPISODES_PER_RUN", ingest.max_episodes_per_run),
+            max_cost_per_run_usd=settings.env_float("GRAPHFEED_MAX_COST_PER_RUN_USD", ingest.max_cost_per_run_usd),
+            max_attempts=settings.env_int("GRAPHFEED_MAX_ATTEMPTS", ingest.max_attempts),
+            retry_backoff_seconds=settings.env_float("GRAPHFEED_RETRY_BACKOFF_SECONDS", ingest.retry_backoff_seconds),
+            max_failure_rate=settings.env_float("GRAPHFEED_MAX_INGEST_FAILURE_RATE", ingest.max_failure_rate),
         ),
     }
 
