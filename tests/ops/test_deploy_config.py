@@ -166,3 +166,14 @@ def test_every_environment_variable_is_in_the_configuration_reference():
     assert not missing, f"docs/configuration.md does not document: {missing}"
     for name in yaml.safe_load((DEPLOY / "k8s" / "graphfeed-config.yaml").read_text())["data"]:
         assert f"`{name}`" in reference, f"deploy/k8s/graphfeed-config.yaml sets undocumented {name}"
+
+
+def test_the_image_copies_every_package_the_project_installs():
+    """Given pyproject's package list, when the Dockerfile is read, then each top-level package is copied into the
+    image (ground/ was once missing: the image could not import a single connector)."""
+    import tomllib
+
+    include = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    packages = {pattern.rstrip("*") for pattern in include["include"]}
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    assert packages and all(f"COPY {p} ./{p}" in dockerfile for p in packages), sorted(packages)
