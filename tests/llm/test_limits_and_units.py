@@ -172,7 +172,7 @@ def test_estimate_grows_with_content_and_history_refits_it():
 
 
 def test_estimate_command_prints_calls_tokens_cost_without_calling_a_model(tmp_path, capsys):
-    from pipelines.commands import review as cli_commands
+    from pipelines.commands import review
 
     path = tmp_path / "episodes.jsonl"
     path.write_text("\n".join(mail("g", f"<{i}>", "Alice Chen met Bob Stone.").model_dump_json() for i in range(3)))
@@ -181,7 +181,7 @@ def test_estimate_command_prints_calls_tokens_cost_without_calling_a_model(tmp_p
         extraction={"email": "llm"},
         llm=LLMSettings(base_url="http://127.0.0.1:9/v1", model="gpt-4.1-mini"),
     )
-    assert cli_commands.estimate(config, "email", episodes_path=path, max_cost_usd=5.0) == 0
+    assert review.estimate(config, "email", episodes_path=path, max_cost_usd=5.0) == 0
     shown = capsys.readouterr().out
     assert "episodes        3" in shown and "LLM calls       15" in shown and "fits" in shown
-    assert cli_commands.estimate(GraphConfig(home=tmp_path), "email", episodes_path=path) == 1  # no endpoint
+    assert review.estimate(GraphConfig(home=tmp_path), "email", episodes_path=path) == 1  # no endpoint

@@ -10,7 +10,7 @@ from connectors.graph.ledger import Ledger, ledger_url_for_home
 from connectors.graph.llm.store import LLMStore
 from connectors.graph.sync_facade import SyncGraphWriter
 from flow.ingest import IngestLimits, IngestStats, write_backlog
-from pipelines.commands import review as cli_commands
+from pipelines.commands import review
 from tests.llm.conftest import T0, llm_config, mail
 
 TEXTS = [
@@ -157,13 +157,13 @@ def test_review_holds_llm_facts_until_approved(graph_home, llm_server, ledger, g
     assert stats.ingested == 2 and stats.held_for_review == 2 and stats.cost_usd > 0
     assert query(config, group_id, "MATCH ()-[r:RELATES_TO]->() RETURN count(r) AS n")[0]["n"] == 0
     assert query(config, group_id, "MATCH (e:Episodic) RETURN count(e) AS n")[0]["n"] == 2  # the records are in
-    assert cli_commands.review_list(url) == 0
-    assert cli_commands.review_show(url, eps[0].id) == 0
+    assert review.review_list(url) == 0
+    assert review.review_show(url, eps[0].id) == 0
     shown = capsys.readouterr().out
     assert "2 pending" in shown and "Alice Chen works with Acme Corp" in shown
 
-    assert cli_commands.review_reject(url, [eps[1].id], note="wrong") == 0
-    assert cli_commands.review_approve(config, url) == 0  # all pending: only eps[0] is left
+    assert review.review_reject(url, [eps[1].id], note="wrong") == 0
+    assert review.review_approve(config, url) == 0  # all pending: only eps[0] is left
     facts = query(config, group_id, "MATCH ()-[r:RELATES_TO]->() RETURN r.fact AS fact, r.episodes AS eps")
     assert [f["fact"] for f in facts] == ["Alice Chen works with Acme Corp"] and facts[0]["eps"] == [eps[0].id]
     props = query(
@@ -171,7 +171,7 @@ def test_review_holds_llm_facts_until_approved(graph_home, llm_server, ledger, g
     )[0]
     assert props["i"] == "decision" and len(props["ee"]) == 1
     assert LLMStore(url).counts() == {"pending": 0, "approved": 1, "rejected": 1}
-    assert cli_commands.review_approve(config, url) == 1  # nothing left
+    assert review.review_approve(config, url) == 1  # nothing left
 
 
 def test_long_content_is_chunked_into_deterministic_episodes(graph_home, llm_server, ledger, group_id):
