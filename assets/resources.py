@@ -368,24 +368,21 @@ class SourceApisResource(dg.ConfigurableResource):
 
     def saved_checkpoint(self, source: str, staging: Staging):
         """The last finished API read's checkpoint (Jira: keys of its last full listing), if this source keeps one."""
-        kind = _carried_checkpoints().get(source)
+        from connectors.registry import carried_checkpoint
+
+        kind = carried_checkpoint(source)
         path = staging.root / source / "api_checkpoint.json"
         if kind is None or not path.exists():
             return None
         return kind.model_validate_json(path.read_text())
 
     def save_checkpoint(self, source: str, staging: Staging, checkpoint) -> None:
-        if source not in _carried_checkpoints() or checkpoint is None or checkpoint.has_more:
+        from connectors.registry import carried_checkpoint
+
+        if carried_checkpoint(source) is None or checkpoint is None or checkpoint.has_more:
             return
         path = staging.root / source / "api_checkpoint.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(checkpoint.model_dump_json())
         tmp.replace(path)
-
-
-def _carried_checkpoints() -> dict:
-    """Sources whose finished checkpoint carries state across windows."""
-    from connectors.jira import JiraApiCheckpoint
-
-    return {"jira": JiraApiCheckpoint}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ground.contract import Reader
+from ground.contract import Checkpoint, Reader
 from transforms.episode import Episode
 from transforms.fact_extractors import FactExtractor, SourceFacts
 from transforms.facts import FactSet
@@ -68,19 +68,35 @@ def _salesforce_facts() -> SourceFacts:
     return SourceFacts(salesforce_facts, record_subject)
 
 
+def _jira_checkpoint() -> type[Checkpoint]:
+    from connectors.jira import JiraApiCheckpoint
+
+    return JiraApiCheckpoint
+
+
 @dataclass(frozen=True)
 class Source:
     reader: Callable[..., Reader]  # (paths, **options) -> Reader over export files
     facts: Callable[[], SourceFacts]  # loads the source's facts module
+    # The API checkpoint type whose finished state carries across nights (Jira: the keys of its last full listing,
+    # so a key gone from the next listing is a deletion); None: every night's API read starts from its window.
+    carried_checkpoint: Callable[[], type[Checkpoint]] | None = None
 
 
 SOURCES: dict[str, Source] = {
     "email": Source(_email, _email_facts),
-    "jira": Source(_jira, _jira_facts),
+    "jira": Source(_jira, _jira_facts, carried_checkpoint=_jira_checkpoint),
     "confluence": Source(_confluence, _confluence_facts),
     "salesforce": Source(_salesforce, _salesforce_facts),
 }
+SOURCE_NAMES: tuple[str, ...] = tuple(SOURCES)
 EXPORT_READERS: dict[str, Callable[..., Reader]] = {name: source.reader for name, source in SOURCES.items()}
+
+
+def carried_checkpoint(source: str) -> type[Checkpoint] | None:
+    """The checkpoint type a source's API read keeps between nights, or None."""
+    load = SOURCES[source].carried_checkpoint if source in SOURCES else None
+    return load() if load else None
 
 
 def export_reader(source: str, paths: Sequence[str | Path], **options: Any) -> Reader:

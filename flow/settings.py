@@ -7,9 +7,11 @@ copied into logs or metadata.
 import os
 from pathlib import Path
 
+from connectors.registry import SOURCE_NAMES
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_EXPORTS = REPO_ROOT / "sample" / "exports"
-SOURCES = ("email", "jira", "confluence", "salesforce")
+SOURCES = SOURCE_NAMES  # the registry is the one list of sources
 
 DEFAULT_START_DATE = "2026-01-01"
 

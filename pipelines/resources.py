@@ -118,53 +118,44 @@ def _secret(name: str):
     return dg.EnvVar(name) if os.environ.get(name) else None
 
 
+SECRET_SUFFIXES = ("_token", "_password", "_secret")  # these fields only ever go in as dagster.EnvVar
+
+
+def api_env_name(field: str) -> str:
+    """The environment variable of a SourceApisResource field: GRAPHFEED_ + its name (jira_url -> GRAPHFEED_JIRA_URL)."""
+    return "GRAPHFEED_" + field.upper()
+
+
+def _api_value(field: str, annotation: object, default: object) -> object:
+    """One field from its variable, parsed by the field's type; unset -> the field's own default (declared once)."""
+    name = api_env_name(field)
+    if field.endswith(SECRET_SUFFIXES):
+        return _secret(name)
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    if annotation is bool:
+        return raw.strip().lower() not in ("false", "0", "no")
+    if annotation is int:
+        return settings.env_int(name, default)
+    if annotation == float | None:
+        return float(raw) if raw else None
+    if annotation == str | None:
+        return raw or None
+    if annotation == list[str]:
+        return settings.env_list(name)
+    if annotation == dict[str, str]:
+        return _key_values(raw, lower=False)
+    if annotation == dict[str, list[str]]:
+        return _object_fields(settings.env_list(name))
+    return raw
+
+
 def api_resources() -> dict[str, dg.ConfigurableResource]:
-    env = os.environ.get
+    """The API settings of every source, each field from its GRAPHFEED_<FIELD> variable (docs/configuration.md)."""
+    fields = SourceApisResource.model_fields
     return {
         "apis": SourceApisResource(
-            jira_url=env("GRAPHFEED_JIRA_URL", ""),
-            jira_username=env("GRAPHFEED_JIRA_USERNAME") or None,
-            jira_api_token=_secret("GRAPHFEED_JIRA_API_TOKEN"),
-            jira_cloud=env("GRAPHFEED_JIRA_CLOUD", "true").lower() != "false",
-            jira_project_keys=settings.env_list("GRAPHFEED_JIRA_PROJECT_KEYS"),
-            jira_extra_jql=env("GRAPHFEED_JIRA_EXTRA_JQL") or None,
-            jira_full_listing_days=float(env("GRAPHFEED_JIRA_FULL_LISTING_DAYS", "7"))
-            if env("GRAPHFEED_JIRA_FULL_LISTING_DAYS", "7")
-            else None,
-            jira_content_fields=settings.env_list("GRAPHFEED_JIRA_CONTENT_FIELDS"),
-            jira_csv_timezone=env("GRAPHFEED_JIRA_CSV_TIMEZONE", "UTC"),
-            confluence_url=env("GRAPHFEED_CONFLUENCE_URL", ""),
-            confluence_username=env("GRAPHFEED_CONFLUENCE_USERNAME") or None,
-            confluence_api_token=_secret("GRAPHFEED_CONFLUENCE_API_TOKEN"),
-            confluence_cloud=env("GRAPHFEED_CONFLUENCE_CLOUD", "true").lower() != "false",
-            confluence_spaces=settings.env_list("GRAPHFEED_CONFLUENCE_SPACES"),
-            confluence_timezone=env("GRAPHFEED_CONFLUENCE_TIMEZONE", "UTC"),
-            confluence_include_labels=settings.env_list("GRAPHFEED_CONFLUENCE_INCLUDE_LABELS"),
-            confluence_exclude_labels=settings.env_list("GRAPHFEED_CONFLUENCE_EXCLUDE_LABELS"),
-            confluence_history_versions=settings.env_int("GRAPHFEED_CONFLUENCE_HISTORY_VERSIONS", 20),
-            confluence_restricted=env("GRAPHFEED_CONFLUENCE_RESTRICTED", "skip"),
-            confluence_group_template=env("GRAPHFEED_CONFLUENCE_GROUP_TEMPLATE", ""),
-            confluence_restricted_template=env(
-                "GRAPHFEED_CONFLUENCE_RESTRICTED_TEMPLATE", "confluence_{space}_restricted"
-            ),
-            confluence_space_groups=_key_values(env("GRAPHFEED_CONFLUENCE_SPACE_GROUPS", ""), lower=False),
-            confluence_restricted_space_groups=_key_values(
-                env("GRAPHFEED_CONFLUENCE_RESTRICTED_SPACE_GROUPS", ""), lower=False
-            ),
-            confluence_export_timezone=env("GRAPHFEED_CONFLUENCE_EXPORT_TIMEZONE", "UTC"),
-            confluence_ignore_property_keys=settings.env_list("GRAPHFEED_CONFLUENCE_IGNORE_PROPERTY_KEYS"),
-            salesforce_login_url=env("GRAPHFEED_SALESFORCE_LOGIN_URL", ""),
-            salesforce_instance_url=env("GRAPHFEED_SALESFORCE_INSTANCE_URL") or None,
-            salesforce_username=env("GRAPHFEED_SALESFORCE_USERNAME") or None,
-            salesforce_password=_secret("GRAPHFEED_SALESFORCE_PASSWORD"),
-            salesforce_security_token=_secret("GRAPHFEED_SALESFORCE_SECURITY_TOKEN"),
-            salesforce_client_id=env("GRAPHFEED_SALESFORCE_CLIENT_ID") or None,
-            salesforce_client_secret=_secret("GRAPHFEED_SALESFORCE_CLIENT_SECRET"),
-            salesforce_objects=settings.env_list("GRAPHFEED_SALESFORCE_OBJECTS"),
-            salesforce_extra_fields=_object_fields(settings.env_list("GRAPHFEED_SALESFORCE_EXTRA_FIELDS")),
-            salesforce_domain=env("GRAPHFEED_SALESFORCE_DOMAIN", "login"),
-            salesforce_api_reserve=settings.env_int("GRAPHFEED_SALESFORCE_API_RESERVE", 1_000),
-            salesforce_bulk_threshold=settings.env_int("GRAPHFEED_SALESFORCE_BULK_THRESHOLD", 10_000),
-            salesforce_currency=env("GRAPHFEED_SALESFORCE_CURRENCY", ""),
+            **{name: _api_value(name, info.annotation, info.default) for name, info in fields.items()}
         )
     }

@@ -155,7 +155,11 @@ def _env_names_read_by_code() -> set[str]:
         *(p for d in ("pipelines", "assets", "flow") for p in (REPO_ROOT / d).rglob("*.py")),
         REPO_ROOT / "connectors" / "graph" / "llm" / "settings.py",
     ]
-    return {name for path in files for name in pattern.findall(path.read_text())}
+    from assets.resources import SourceApisResource
+    from pipelines.resources import api_env_name
+
+    derived = {api_env_name(field) for field in SourceApisResource.model_fields}  # each API field has its variable
+    return derived | {name for path in files for name in pattern.findall(path.read_text())}
 
 
 def test_every_environment_variable_is_in_the_configuration_reference():
@@ -177,3 +181,38 @@ def test_the_image_copies_every_package_the_project_installs():
     packages = {pattern.rstrip("*") for pattern in include["include"]}
     dockerfile = (DEPLOY / "Dockerfile").read_text()
     assert packages and all(f"COPY {p} ./{p}" in dockerfile for p in packages), sorted(packages)
+
+
+def _documented_default(value: object) -> str:
+    if value in (None, "", [], {}):
+        return "–"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, float) and value.is_integer():
+        return f"`{int(value)}`"
+    return f"`{value}`"
+
+
+def test_every_api_field_is_documented_with_its_variable_and_default():
+    """Given the API resource's fields (each declared once, its variable derived from its name), when the
+    configuration reference is read, then each has a row naming its variable, the field and its default."""
+    from assets.resources import SourceApisResource
+    from pipelines.resources import api_env_name
+
+    reference = (REPO_ROOT / "docs" / "configuration.md").read_text()
+    rows = {}
+    for line in reference.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[1].startswith("`"):
+            rows[cells[1].strip("`")] = cells
+    wrong = []
+    for field, info in SourceApisResource.model_fields.items():
+        row = rows.get(field)
+        default = _documented_default(info.default)  # may be followed by what it means: "– (the pipeline's group)"
+        if (
+            row is None
+            or row[0] != f"`{api_env_name(field)}`"
+            or not (row[2] == default or row[2].startswith(default + " ("))
+        ):
+            wrong.append((field, api_env_name(field), _documented_default(info.default), row[:3] if row else None))
+    assert len(SourceApisResource.model_fields) > 30 and not wrong, wrong
