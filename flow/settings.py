@@ -34,6 +34,24 @@ def export_paths(source: str) -> list[str]:
     return [str(exports_dir() / source)]
 
 
+SAMPLE_DOMAIN_ORGS = "northwind.example=Northwind Analytics,acme.example=Acme Corp"  # the sample company's employers
+
+
+def reads_bundled_sample() -> bool:
+    """No export location of your own is set: every source reads the bundled sample company."""
+    names = ["GRAPHFEED_EXPORTS_DIR", *(f"GRAPHFEED_{source.upper()}_EXPORTS" for source in SOURCES)]
+    return not any(os.environ.get(name) for name in names)
+
+
+def domain_orgs() -> str:
+    """GRAPHFEED_DOMAIN_ORGS; unset, the sample company's map while the sample is read, else none (a company's own
+    data never inherits the sample's employers: its organisations are named by their mail domain until configured)."""
+    explicit = os.environ.get("GRAPHFEED_DOMAIN_ORGS")
+    if explicit is not None:
+        return explicit
+    return SAMPLE_DOMAIN_ORGS if reads_bundled_sample() else ""
+
+
 def start_date() -> str:
     return os.environ.get("GRAPHFEED_START_DATE", DEFAULT_START_DATE)
 

@@ -83,9 +83,7 @@ def graph_resources() -> dict[str, dg.ConfigurableResource]:
             if os.environ.get("GRAPHFEED_EMBEDDER_API_KEY")
             else None,
             embedding_dim=settings.env_int("GRAPHFEED_EMBEDDING_DIM", 384),
-            domain_orgs=_key_values(
-                os.environ.get("GRAPHFEED_DOMAIN_ORGS", "northwind.example=Northwind Analytics,acme.example=Acme Corp")
-            ),
+            domain_orgs=_key_values(settings.domain_orgs()),
             extraction=_key_values(os.environ.get("GRAPHFEED_EXTRACTION", "")),
             search_timeout_ms=settings.env_int("GRAPHFEED_SEARCH_TIMEOUT_MS", 5000),
         ),
