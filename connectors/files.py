@@ -6,7 +6,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
 from ground.contract import FileCheckpoint, Item, TimeWindow
-from ground.records import ErrorClass, Origin, RecordFailure
+from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 
 
 def walk(
@@ -70,7 +70,7 @@ def read_files(
         if name in skip:
             continue
         for item in guarded(source, Origin(file=name), read_file(path)):
-            if window is None or isinstance(item, RecordFailure) or window.contains(item.updated_at):
+            if not isinstance(item, SourceRecord) or window is None or window.contains(item.updated_at):
                 yield item
         done.append(name)
         skip.add(name)

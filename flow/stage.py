@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from flow.staging import FAILURES, RAW, READ_STATS, TOMBSTONES, StagedFile, Staging
 from ground.contract import Checkpoint, Reader, TimeWindow
-from ground.records import RecordFailure
+from ground.records import Deletion, RecordFailure
 
 
 def day_window(partition_key: str) -> tuple[dt.datetime, dt.datetime]:
@@ -32,18 +32,6 @@ class Tombstone(BaseModel):
     source_key: str
     at: dt.datetime
     reason: str
-
-
-def reader_tombstones(reader: Reader, checkpoint: object, now: dt.datetime) -> list[Tombstone]:
-    """Deletions a read detected, whatever shape its source reports them in (reader.tombstones, checkpoint.deleted)."""
-    found = [
-        Tombstone(source_key=t.source_key, at=t.detected_at or now, reason=t.reason)
-        for t in getattr(reader, "tombstones", None) or []
-    ]
-    found += [
-        Tombstone(source_key=d.key, at=d.detected_at, reason=d.how) for d in getattr(checkpoint, "deleted", None) or []
-    ]
-    return found
 
 
 class RawStats(BaseModel):
@@ -88,11 +76,13 @@ def stage_raw_records(
         while True:
             try:
                 item = next(items)
-            except StopIteration as done:  # a reader returns its checkpoint: deletions may ride on it
+            except StopIteration as done:  # a reader returns its checkpoint
                 stats.checkpoint = done.value
-                for tombstone in reader_tombstones(reader, done.value, read_window.end):
-                    tombstones.write(tombstone)
                 break
+            if isinstance(item, Deletion):  # a deletion the read detected, an item of its stream
+                at = item.detected_at or read_window.end
+                tombstones.write(Tombstone(source_key=item.source_key, at=at, reason=item.reason))
+                continue
             if isinstance(item, RecordFailure):
                 failures.write(item)
                 classes[item.error_class.value] += 1

@@ -1,6 +1,7 @@
 """The connector contract (after Onyx's CheckpointedConnector).
 
-A reader is a generator: it yields SourceRecord and RecordFailure values and *returns* a typed checkpoint,
+A reader is a generator: it yields SourceRecord, RecordFailure and Deletion values (a deletion it detected is an
+item of the stream like any record) and *returns* a typed checkpoint,
 so `checkpoint = yield from reader.read(window, checkpoint)` resumes where an interrupted pull stopped.
 """
 
@@ -10,9 +11,9 @@ from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
-from ground.records import RecordFailure, SourceRecord
+from ground.records import Deletion, RecordFailure, SourceRecord
 
-Item = SourceRecord | RecordFailure
+Item = SourceRecord | RecordFailure | Deletion
 
 
 class TimeWindow(BaseModel):
@@ -50,11 +51,16 @@ class Reader(Protocol[CT]):
 
 
 def split(items: Iterable[Item]) -> tuple[list[SourceRecord], list[RecordFailure]]:
+    """Records and failures of a stream (deletions: see `deletions`)."""
     records: list[SourceRecord] = []
     failures: list[RecordFailure] = []
     for item in items:
         if isinstance(item, RecordFailure):
             failures.append(item)
-        else:
+        elif isinstance(item, SourceRecord):
             records.append(item)
     return records, failures
+
+
+def deletions(items: Iterable[Item]) -> list[Deletion]:
+    return [item for item in items if isinstance(item, Deletion)]

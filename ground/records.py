@@ -130,6 +130,17 @@ class ErrorClass(str, enum.Enum):
     api_error = "api_error"  # the source API refused this one record
 
 
+class Deletion(BaseModel):
+    """A record deleted upstream, reported in the reader's stream like a record or a failure: the flow tombstones its
+    episodes in the ledger and closes their facts; nothing is deleted from the graph."""
+
+    source: str
+    source_key: str
+    kind: str = "record"  # page / blog post / comment / issue ...
+    reason: str  # how it was seen: trashed, deleted, not_found, absent_from_listing, ...
+    detected_at: dt.datetime | None = None  # None: when the read saw it
+
+
 MAX_REASON_CHARS = 500  # a reason names what is wrong; a longer one is an echo of the input
 
 

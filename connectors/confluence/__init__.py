@@ -3,14 +3,12 @@
 from connectors.confluence.errors import ConfluenceApiError, ConfluenceAuthError, ConfluenceConfigError
 from connectors.confluence.export_reader import ConfluenceExportReader, ExportSettings
 from connectors.confluence.groups import GroupPolicy, ReadStats
-from connectors.confluence.tombstones import Tombstone
 
 __all__ = [
     "ConfluenceExportReader",
     "ExportSettings",
     "GroupPolicy",
     "ReadStats",
-    "Tombstone",
     "ConfluenceApiError",
     "ConfluenceAuthError",
     "ConfluenceConfigError",

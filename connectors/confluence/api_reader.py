@@ -7,7 +7,7 @@ labels, restrictions, attachments), its earlier versions saved since the window 
 footer-comments/inline-comments (cursor), Server v1 child/comment (start/limit).
 Outcome per status: 200 data; 429/5xx retried with backoff honouring Retry-After (urllib3 inside the client) and
 Server's 403-when-rate-limited retried here; 401 stops the run (ConfluenceAuthError); 400 on the search stops it
-(ConfluenceConfigError: the CQL/space is wrong); 404 on a listed page = deleted upstream (a Tombstone); any other
+(ConfluenceConfigError: the CQL/space is wrong); 404 on a listed page = deleted upstream (a Deletion item); any other
 refusal of one item = a RecordFailure and the run goes on.
 """
 
@@ -24,9 +24,8 @@ from connectors.confluence.errors import ConfluenceApiError, ConfluenceConfigErr
 from connectors.confluence.groups import ReadStats
 from connectors.confluence.identity import UserDirectory
 from connectors.confluence.rest_json import PayloadError, content_from_json, users_in
-from connectors.confluence.tombstones import Tombstone
 from ground.contract import TimeWindow
-from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.records import Deletion, ErrorClass, Origin, RecordFailure, SourceRecord
 
 PAGE_EXPAND = (
     "body.storage,version,space,history,ancestors,metadata.labels,children.attachment,"
@@ -43,7 +42,6 @@ class ConfluenceApiReader:
         self.settings = settings
         self.client = client or self._client()
         self.stats = ReadStats()
-        self.tombstones: list[Tombstone] = []
         self.checkpoint: ConfluenceCheckpoint | None = None
         self.users = UserDirectory()
         self._history_since: dt.datetime | None = None
@@ -130,7 +128,7 @@ class ConfluenceApiReader:
             return f"{root}{context}{link}"
         return f"{root}{link}"
 
-    def _read_content(self, hit: Any) -> Iterator[SourceRecord | RecordFailure]:
+    def _read_content(self, hit: Any) -> Iterator[SourceRecord | RecordFailure | Deletion]:
         ident = str(hit.get("id") or "") if isinstance(hit, dict) else ""
         origin = Origin(url=f"{self.settings.base_url.rstrip('/')}/rest/api/content/{ident}")
         if not ident:
@@ -138,13 +136,12 @@ class ConfluenceApiReader:
             return
         status, body = self._get(f"rest/api/content/{ident}", {"expand": PAGE_EXPAND})
         if status == 404:
-            self.tombstones.append(
-                Tombstone(
-                    source_key=ident,
-                    kind=str(hit.get("type") or "page"),
-                    reason="deleted",
-                    detected_at=dt.datetime.now(dt.UTC),
-                )
+            yield Deletion(
+                source=SOURCE,
+                source_key=ident,
+                kind=str(hit.get("type") or "page"),
+                reason="deleted",
+                detected_at=dt.datetime.now(dt.UTC),
             )
             return
         if status != 200:
@@ -161,8 +158,8 @@ class ConfluenceApiReader:
             yield version
             return
         if version.status in ("trashed", "deleted"):
-            self.tombstones.append(
-                Tombstone(source_key=ident, kind=version.type, reason="trashed", detected_at=version.version_at)
+            yield Deletion(
+                source=SOURCE, source_key=ident, kind=version.type, reason="trashed", detected_at=version.version_at
             )
             return
         record = self._record(version, origin)

@@ -20,12 +20,11 @@ from connectors.confluence.html_export import HtmlExportError, page_from_html, p
 from connectors.confluence.identity import UserDirectory
 from connectors.confluence.page_folder import FOLDER_FILES, PageFolderError, in_page_folder, read_page_folder
 from connectors.confluence.rest_json import PayloadError, content_from_json, find_content, space_map, users_in
-from connectors.confluence.tombstones import Tombstone
 from connectors.confluence.xml_export import XmlExport, XmlExportError
 from connectors.files import guarded, walk
 from connectors.safe_json import field_error, load_json
 from ground.contract import FileCheckpoint, Item, TimeWindow
-from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.records import Deletion, ErrorClass, Origin, RecordFailure, SourceRecord
 
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 # Files an unzipped export holds beside its pages: not content, never a failure.
@@ -76,7 +75,6 @@ class ConfluenceExportReader:
         self.settings = settings or ExportSettings()
         self.archive_limits = archive_limits or ArchiveLimits()
         self.stats = ReadStats()
-        self.tombstones: list[Tombstone] = []
 
     def read(
         self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
@@ -98,6 +96,8 @@ class ConfluenceExportReader:
             for item in items:
                 if isinstance(item, RecordFailure):
                     self.stats.failures += 1
+                    yield item
+                elif isinstance(item, Deletion):  # a trashed page is a deletion whenever it was trashed
                     yield item
                 elif window is None or window.contains(item.updated_at):
                     self.stats.records += 1
@@ -203,8 +203,12 @@ class ConfluenceExportReader:
 
     def _emit(self, version, users, origin: Origin, pages=None) -> Iterator[Item]:
         if version.status in ("trashed", "deleted", "archived_deleted"):
-            self.tombstones.append(
-                Tombstone(source_key=version.id, kind=version.type, reason="trashed", detected_at=version.version_at)
+            yield Deletion(
+                source=SOURCE,
+                source_key=version.id,
+                kind=version.type,
+                reason="trashed",
+                detected_at=version.version_at,
             )
             return
         result = record_from_version(

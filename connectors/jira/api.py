@@ -33,7 +33,7 @@ from connectors.jira.api_settings import (
 from connectors.jira.issue_record import SOURCE, Item, failure, issue_records
 from connectors.jira.times import epoch_ms
 from ground.contract import TimeWindow
-from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.records import Deletion, ErrorClass, Origin, RecordFailure, SourceRecord
 
 log = logging.getLogger(__name__)
 
@@ -297,6 +297,10 @@ class JiraApiReader:
             self.checkpoint = cp.model_copy(deep=True)  # page done: a resumed read starts after it
         if self._listing_due(cp):
             self._full_listing(cp)
+        for gone in cp.deleted:  # this read's deletions (a resumed read's too), as items of the stream
+            yield Deletion(
+                source=SOURCE, source_key=gone.key, kind="issue", reason=gone.how, detected_at=gone.detected_at
+            )
         cp.has_more = False
         self.checkpoint = cp.model_copy(deep=True)
         return cp

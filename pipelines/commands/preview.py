@@ -24,7 +24,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from connectors.registry import EXPORT_READERS
     from flow import settings
     from flow.staging import spooled_dedup
-    from ground.records import RecordFailure
+    from ground.records import Deletion, RecordFailure
     from pipelines.commands.preview_summary import PreviewSummary
     from pipelines.resources import api_resources, intent_model
     from transforms.build import build_episodes
@@ -55,6 +55,9 @@ def cmd_preview(args: argparse.Namespace) -> int:
         for item in reader.read(None):
             if isinstance(item, RecordFailure):
                 report(item)
+            elif isinstance(item, Deletion):
+                summary.deletion(item)
+                print(f"DELETED {item.source}:{item.source_key} ({item.kind}, {item.reason})", file=sys.stderr)
             else:
                 summary.record(item)
                 yield item

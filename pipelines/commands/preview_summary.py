@@ -5,7 +5,7 @@ from collections import defaultdict
 
 from pydantic import BaseModel
 
-from ground.records import RecordFailure, SourceRecord
+from ground.records import Deletion, RecordFailure, SourceRecord
 from transforms.episode import Episode
 
 EXAMPLES = 3
@@ -40,6 +40,10 @@ class PreviewSummary:
     def failure(self, failure: RecordFailure) -> None:
         """Failures carry no kind: one row per source, `failed:<source>`."""
         self.kinds[f"failed:{failure.source}"].failures += 1
+
+    def deletion(self, deletion: Deletion) -> None:
+        """Deletions the read saw: one row per kind, `deleted:<kind>` (they become tombstones, not episodes)."""
+        self.kinds[f"deleted:{deletion.kind}"].records += 1
 
     def episode(self, episode: Episode) -> None:
         counts = self.kinds[episode.metadata.kind]
