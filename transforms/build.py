@@ -10,7 +10,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from ground.records import Actor, ErrorClass, RecordFailure, SourceRecord
+from ground.records import ErrorClass, RecordFailure, SourceRecord
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS, clip_record
 from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.fingerprint import fingerprint
@@ -147,7 +147,7 @@ def make_episode(
         group_id=record.fields.get("group_id") or settings.group_id,  # a source may route a record (restricted pages)
         timestamp=record.occurred_at,
         source=record.source,
-        actor=Actor(type=actor.type, id=actor.id, name=actor.name, email=actor.email),
+        actor=actor,
         intent=intent,
         intent_confidence=round(float(confidence), 4),
         content=content,

@@ -30,6 +30,22 @@ class PromptUsage(BaseModel):
     tokens_out: int = 0
 
 
+# The counters of a Usage that add up (cost and per-prompt figures are added separately).
+COUNTERS = (
+    "calls",
+    "tokens_in",
+    "tokens_out",
+    "embedding_tokens",
+    "retries",
+    "rate_limited",
+    "timeouts",
+    "malformed",
+    "schema_invalid",
+    "server_errors",
+    "unparseable_dates",
+)
+
+
 class Usage(BaseModel):
     calls: int = 0  # successful + failed HTTP attempts that returned usage
     tokens_in: int = 0
@@ -46,19 +62,7 @@ class Usage(BaseModel):
     by_prompt: dict[str, PromptUsage] = Field(default_factory=dict)
 
     def add(self, other: "Usage") -> "Usage":
-        for name in (
-            "calls",
-            "tokens_in",
-            "tokens_out",
-            "embedding_tokens",
-            "retries",
-            "rate_limited",
-            "timeouts",
-            "malformed",
-            "schema_invalid",
-            "server_errors",
-            "unparseable_dates",
-        ):
+        for name in COUNTERS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.cost_usd += other.cost_usd
         for prompt, p in other.by_prompt.items():
@@ -71,19 +75,7 @@ class Usage(BaseModel):
     def minus(self, before: "Usage") -> "Usage":
         """What was spent since a snapshot (`before` must be an earlier copy of the same counter)."""
         out = Usage()
-        for name in (
-            "calls",
-            "tokens_in",
-            "tokens_out",
-            "embedding_tokens",
-            "retries",
-            "rate_limited",
-            "timeouts",
-            "malformed",
-            "schema_invalid",
-            "server_errors",
-            "unparseable_dates",
-        ):
+        for name in COUNTERS:
             setattr(out, name, getattr(self, name) - getattr(before, name))
         out.cost_usd = self.cost_usd - before.cost_usd
         for prompt, p in self.by_prompt.items():
