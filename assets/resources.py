@@ -1,9 +1,9 @@
 """The ConfigurableResource types the assets use. pipelines/resources.py builds them from the environment (see README,
 "Configuration"); secrets only ever through dagster.EnvVar."""
 
-import datetime as dt
 import os
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 from pydantic import PrivateAttr
@@ -238,133 +238,27 @@ class SourceApisResource(dg.ConfigurableResource):
     salesforce_bulk_threshold: int = 10_000  # rows in a window from which Bulk API 2.0 is used
     salesforce_currency: str = ""  # the org's currency (ISO code) for rows without CurrencyIsoCode
 
-    def confluence_groups(self):
-        from pydantic import ValidationError
-
-        from connectors.confluence.groups import GroupPolicy
-
-        try:
-            return GroupPolicy(
-                restricted=self.confluence_restricted,
-                group_template=self.confluence_group_template,
-                restricted_template=self.confluence_restricted_template,
-                space_groups=self.confluence_space_groups,
-                restricted_space_groups=self.confluence_restricted_space_groups,
-            )
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"confluence_{e['loc'][0]} (GRAPHFEED_CONFLUENCE_{str(e['loc'][0]).upper()}): {e['msg']}"
-                for e in exc.errors()
-            )
-            raise ValueError(problems) from None
-
-    def confluence_property_keys_ignored(self) -> frozenset[str]:
-        from connectors.confluence.page_properties import normalise_key
-
-        return frozenset(normalise_key(k) for k in self.confluence_ignore_property_keys if normalise_key(k))
+    def settings_of(self, source: str) -> dict[str, Any]:
+        """The `<source>_*` fields without their prefix, EnvVar secrets resolved: what the source's wiring reads
+        (connectors/<source>/wiring.py builds its readers from them)."""
+        prefix = f"{source}_"
+        return {
+            name.removeprefix(prefix): plain_value(getattr(self, name))
+            for name in type(self).model_fields
+            if name.startswith(prefix)
+        }
 
     def export_reader(self, source: str, paths: list[str]):
         """The export-file reader for a source, with the reading options that apply to files too."""
-        from connectors.registry import export_reader
+        from connectors.registry import configured_export_reader
 
-        return export_reader(source, paths, **self._export_options(source))
-
-    def _export_options(self, source: str) -> dict:
-        from connectors.archives import ArchiveLimits
-
-        limits = {"archive_limits": ArchiveLimits.from_env()} if source != "jira" else {}  # GRAPHFEED_ZIP_*
-        return {**limits, **self._file_options(source)}
-
-    def _file_options(self, source: str) -> dict:
-        if source == "jira":
-            from zoneinfo import ZoneInfo
-
-            try:
-                zone = ZoneInfo(self.jira_csv_timezone)
-            except (ValueError, KeyError):
-                raise ValueError(
-                    f"jira_csv_timezone (GRAPHFEED_JIRA_CSV_TIMEZONE) {self.jira_csv_timezone!r} is not "
-                    "an IANA time zone such as Europe/Berlin"
-                ) from None
-            return {"base_url": self.jira_url or None, "content_fields": self.jira_content_fields, "csv_timezone": zone}
-        if source == "salesforce":
-            return {"instance_url": self.salesforce_instance_url, "currency": self.salesforce_currency or None}
-        if source == "confluence":
-            from connectors.confluence.export_reader import ExportSettings
-
-            return {
-                "settings": ExportSettings(
-                    timezone=self.confluence_export_timezone,
-                    base_url=self.confluence_url or None,
-                    groups=self.confluence_groups(),
-                    ignore_property_keys=self.confluence_property_keys_ignored(),
-                )
-            }
-        return {}
+        return configured_export_reader(source, paths, self.settings_of(source))
 
     def reader(self, source: str):
         """The API reader for a source, or None when the source is read from export files."""
-        if source == "jira" and self.jira_url:
-            from connectors.jira import JiraApiReader, JiraApiSettings
+        from connectors.registry import api_reader
 
-            return JiraApiReader(
-                JiraApiSettings(
-                    base_url=self.jira_url,
-                    username=self.jira_username,
-                    token=plain_value(self.jira_api_token) or "",
-                    cloud=self.jira_cloud,
-                    project_keys=self.jira_project_keys,
-                    extra_jql=self.jira_extra_jql,
-                    content_fields=self.jira_content_fields,
-                    full_listing_every=None
-                    if self.jira_full_listing_days is None
-                    else dt.timedelta(days=self.jira_full_listing_days),
-                )
-            )
-        if source == "confluence" and self.confluence_url:
-            from connectors.confluence.api_reader import ConfluenceApiReader
-            from connectors.confluence.api_settings import ConfluenceApiSettings
-
-            return ConfluenceApiReader(
-                ConfluenceApiSettings(
-                    base_url=self.confluence_url,
-                    username=self.confluence_username,
-                    token=plain_value(self.confluence_api_token) or "",
-                    cloud=self.confluence_cloud,
-                    spaces=self.confluence_spaces,
-                    user_timezone=self.confluence_timezone,
-                    include_labels=self.confluence_include_labels,
-                    exclude_labels=self.confluence_exclude_labels,
-                    history_versions=self.confluence_history_versions,
-                    groups=self.confluence_groups(),
-                    ignore_property_keys=self.confluence_property_keys_ignored(),
-                )
-            )
-        if source == "salesforce" and (self.salesforce_login_url or self.salesforce_instance_url):
-            from connectors.salesforce import SalesforceApiReader, SalesforceApiSettings
-
-            secret = {
-                name: plain_value(getattr(self, f"salesforce_{name}"))
-                for name in ("password", "security_token", "client_secret")
-            }
-            return SalesforceApiReader(
-                SalesforceApiSettings(
-                    login_url=self.salesforce_login_url or None,
-                    instance_url=self.salesforce_instance_url,
-                    username=self.salesforce_username,
-                    client_id=self.salesforce_client_id,
-                    password=secret["password"],
-                    security_token=secret["security_token"] or "",
-                    client_secret=secret["client_secret"],
-                    domain=self.salesforce_domain,
-                    extra_fields=self.salesforce_extra_fields,
-                    api_reserve=self.salesforce_api_reserve,
-                    bulk_threshold=self.salesforce_bulk_threshold,
-                    currency=self.salesforce_currency or None,
-                    **({"objects": self.salesforce_objects} if self.salesforce_objects else {}),
-                )
-            )
-        return None
+        return api_reader(source, self.settings_of(source))
 
     def saved_checkpoint(self, source: str, staging: Staging):
         """The last finished API read's checkpoint (Jira: keys of its last full listing), if this source keeps one."""

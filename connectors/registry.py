@@ -8,6 +8,7 @@ episodes are about for an intent fact; transforms/fact_extractors.py combines th
 """
 
 import functools
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,13 +82,20 @@ class Source:
     # The API checkpoint type whose finished state carries across nights (Jira: the keys of its last full listing,
     # so a key gone from the next listing is a deletion); None: every night's API read starts from its window.
     carried_checkpoint: Callable[[], type[Checkpoint]] | None = None
+    package: str = ""  # connectors.<package>: where the source's wiring module lives
+
+    @property
+    def wiring(self) -> Any:
+        """The source package's wiring module: export_options(settings) and api_reader(settings) -> Reader | None,
+        over the pipeline's settings of that source (the `<source>_*` resource fields, prefix removed)."""
+        return importlib.import_module(f"connectors.{self.package}.wiring")
 
 
 SOURCES: dict[str, Source] = {
-    "email": Source(_email, _email_facts),
-    "jira": Source(_jira, _jira_facts, carried_checkpoint=_jira_checkpoint),
-    "confluence": Source(_confluence, _confluence_facts),
-    "salesforce": Source(_salesforce, _salesforce_facts),
+    "email": Source(_email, _email_facts, package="email"),
+    "jira": Source(_jira, _jira_facts, carried_checkpoint=_jira_checkpoint, package="jira"),
+    "confluence": Source(_confluence, _confluence_facts, package="confluence"),
+    "salesforce": Source(_salesforce, _salesforce_facts, package="salesforce"),
 }
 SOURCE_NAMES: tuple[str, ...] = tuple(SOURCES)
 EXPORT_READERS: dict[str, Callable[..., Reader]] = {name: source.reader for name, source in SOURCES.items()}
@@ -99,12 +107,26 @@ def carried_checkpoint(source: str) -> type[Checkpoint] | None:
     return load() if load else None
 
 
-def export_reader(source: str, paths: Sequence[str | Path], **options: Any) -> Reader:
+def _source(name: str) -> Source:
     try:
-        factory = EXPORT_READERS[source]
+        return SOURCES[name]
     except KeyError:
-        raise ValueError(f"unknown source {source!r}; known: {', '.join(sorted(EXPORT_READERS))}") from None
-    return factory(paths, **options)
+        raise ValueError(f"unknown source {name!r}; known: {', '.join(sorted(SOURCES))}") from None
+
+
+def export_reader(source: str, paths: Sequence[str | Path], **options: Any) -> Reader:
+    return _source(source).reader(paths, **options)
+
+
+def configured_export_reader(source: str, paths: Sequence[str | Path], settings: Mapping[str, Any]) -> Reader:
+    """The export reader with the options the source's settings give it (time zones, group policy, limits)."""
+    wiring = _source(source).wiring
+    return export_reader(source, paths, **wiring.export_options(settings))
+
+
+def api_reader(source: str, settings: Mapping[str, Any]) -> Reader | None:
+    """The source's API reader when its settings name an endpoint, else None (its export files are read)."""
+    return _source(source).wiring.api_reader(settings)
 
 
 @functools.cache
