@@ -70,7 +70,7 @@ def collect_users(value: Any, directory: dict[str, dict[str, str]], depth: int =
         ):
             p = person(value)
             if p:
-                for key in {p.get("account"), p.get("email")} - {None}:
+                for key in dict.fromkeys(k for k in (p.get("account"), p.get("email")) if k):  # ordered: stable JSON
                     best = directory.get(key)
                     if best is None or (not best.get("email") and p.get("email")):
                         directory[key] = p
