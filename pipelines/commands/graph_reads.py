@@ -4,8 +4,19 @@ import argparse
 import datetime as dt
 import os
 import sys
+from collections import Counter
+from collections.abc import Iterable
 
 from pipelines.commands.common import EXIT_OK, graph_config, usage_error
+
+
+def source_labels(labels: Iterable[str], most: int = 3) -> str:
+    """The episodes a fact cites, each source record once: several versions of one record (a contact role created,
+    then changed) read "<source> <key> (2 episodes)" instead of the key twice."""
+    counts = Counter(labels)
+    shown = [f"{label} ({n} episodes)" if n > 1 else label for label, n in list(counts.items())[:most]]
+    more = len(counts) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "") if shown else "-"
 
 
 def _moment(value: str | None, what: str) -> dt.datetime | None:
@@ -71,7 +82,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     for hit in hits:
         valid = hit.valid_at.date().isoformat() if hit.valid_at else "?"
         invalid = hit.invalid_at.date().isoformat() if hit.invalid_at else "now"
-        sources = ", ".join(f"{e.source or ''} {e.name}".strip() for e in hit.episodes[:3]) or "-"
+        sources = source_labels(f"{e.source or ''} {e.name}".strip() for e in hit.episodes)
         print(f"- {hit.fact}\n    valid {valid} .. {invalid}   [{hit.name}]   source: {sources}")
         if hit.interval_exact is False:
             print(
@@ -112,7 +123,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     subject = history.subject
     print(f"{subject.name} ({subject.key}): {len(history.values)} values")
     for v in history.values:
-        sources = ", ".join(f"{e.source or ''} {e.source_key or e.uuid}".strip() for e in v.episodes[:3]) or "-"
+        sources = source_labels(f"{e.source or ''} {e.source_key or e.uuid}".strip() for e in v.episodes)
         print(
             f"- [{v.relation}] {v.value}   valid {_stamp(v.valid_at)} .. {_stamp(v.invalid_at) if v.invalid_at else 'now'}"
             f"\n    recorded {_stamp(v.created_at)}, ended in graph {_stamp(v.expired_at)}   source: {sources}"
