@@ -98,7 +98,6 @@ SOURCES: dict[str, Source] = {
     "salesforce": Source(_salesforce, _salesforce_facts, package="salesforce"),
 }
 SOURCE_NAMES: tuple[str, ...] = tuple(SOURCES)
-EXPORT_READERS: dict[str, Callable[..., Reader]] = {name: source.reader for name, source in SOURCES.items()}
 
 
 def carried_checkpoint(source: str) -> type[Checkpoint] | None:

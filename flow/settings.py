@@ -26,9 +26,13 @@ def exports_dir() -> Path:
     return Path(os.environ.get("GRAPHFEED_EXPORTS_DIR") or SAMPLE_EXPORTS)
 
 
+def export_env_name(source: str) -> str:
+    return f"GRAPHFEED_{source.upper()}_EXPORTS"
+
+
 def export_paths(source: str) -> list[str]:
     """GRAPHFEED_<SOURCE>_EXPORTS (os.pathsep-separated files/folders) or <exports dir>/<source>."""
-    explicit = os.environ.get(f"GRAPHFEED_{source.upper()}_EXPORTS")
+    explicit = os.environ.get(export_env_name(source))
     if explicit:
         return [p for p in explicit.split(os.pathsep) if p]
     return [str(exports_dir() / source)]
@@ -39,7 +43,7 @@ SAMPLE_DOMAIN_ORGS = "northwind.example=Northwind Analytics,acme.example=Acme Co
 
 def reads_bundled_sample() -> bool:
     """No export location of your own is set: every source reads the bundled sample company."""
-    names = ["GRAPHFEED_EXPORTS_DIR", *(f"GRAPHFEED_{source.upper()}_EXPORTS" for source in SOURCES)]
+    names = ["GRAPHFEED_EXPORTS_DIR", *(export_env_name(source) for source in SOURCES)]
     return not any(os.environ.get(name) for name in names)
 
 

@@ -51,7 +51,7 @@ class Reader(Protocol[CT]):
 
 
 def split(items: Iterable[Item]) -> tuple[list[SourceRecord], list[RecordFailure]]:
-    """Records and failures of a stream (deletions: see `deletions`)."""
+    """Records and failures of a stream (Deletion items are left out: flow/stage.py stages them as tombstones)."""
     records: list[SourceRecord] = []
     failures: list[RecordFailure] = []
     for item in items:
@@ -60,7 +60,3 @@ def split(items: Iterable[Item]) -> tuple[list[SourceRecord], list[RecordFailure
         elif isinstance(item, SourceRecord):
             records.append(item)
     return records, failures
-
-
-def deletions(items: Iterable[Item]) -> list[Deletion]:
-    return [item for item in items if isinstance(item, Deletion)]

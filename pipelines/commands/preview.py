@@ -21,7 +21,7 @@ def preview_config(args: argparse.Namespace):
 
 
 def cmd_preview(args: argparse.Namespace) -> int:
-    from connectors.registry import EXPORT_READERS
+    from connectors.registry import SOURCE_NAMES
     from flow import settings
     from flow.staging import spooled_dedup
     from ground.records import Deletion, RecordFailure
@@ -29,8 +29,8 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from pipelines.resources import api_resources, intent_model
     from transforms.build import build_episodes
 
-    if args.source not in EXPORT_READERS:
-        return usage_error(f"unknown source {args.source!r}; known: {', '.join(sorted(EXPORT_READERS))}")
+    if args.source not in SOURCE_NAMES:
+        return usage_error(f"unknown source {args.source!r}; known: {', '.join(sorted(SOURCE_NAMES))}")
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         return usage_error(f"no such file or directory: {', '.join(missing)}")

@@ -9,7 +9,8 @@ from werkzeug import Response
 from connectors.confluence import ConfluenceAuthError
 from connectors.confluence.api_reader import ConfluenceApiReader
 from connectors.confluence.api_settings import ConfluenceApiSettings
-from ground.contract import TimeWindow, deletions, split
+from ground.contract import TimeWindow, split
+from ground.records import Deletion
 
 pytestmark = pytest.mark.slow
 UTC = dt.UTC
@@ -136,7 +137,9 @@ def test_cloud_cursor_pagination_rate_limit_server_error_deleted_and_restricted(
         ("page", "4"),
     ]
     assert failures == []
-    assert [(d.source, d.source_key, d.reason) for d in deletions(items)] == [("confluence", "3", "deleted")]
+    assert [(d.source, d.source_key, d.reason) for d in items if isinstance(d, Deletion)] == [
+        ("confluence", "3", "deleted")
+    ]
     assert reader.stats.skipped_restricted == 1 and reader.stats.skipped_restricted_keys == ["9"]
     assert checkpoint.has_more is False and checkpoint.pages_read == 3
     assert calls["search"] >= 5  # 429 and 500 were retried
