@@ -21,21 +21,16 @@ def walk(
                     if keep(name):
                         yield Path(folder) / name
             for error in errors:
-                yield RecordFailure(
-                    source=source,
-                    location=Origin(file=str(error.filename or root)),
-                    error_class=ErrorClass.io_error,
-                    reason=f"cannot list folder: {error.strerror or error}",
+                yield RecordFailure.at(
+                    source,
+                    Origin(file=str(error.filename or root)),
+                    ErrorClass.io_error,
+                    f"cannot list folder: {error.strerror or error}",
                 )
         elif root.exists():
             yield root
         else:
-            yield RecordFailure(
-                source=source,
-                location=Origin(file=str(root)),
-                error_class=ErrorClass.io_error,
-                reason="no such file or folder",
-            )
+            yield RecordFailure.at(source, Origin(file=str(root)), ErrorClass.io_error, "no such file or folder")
 
 
 def guarded(source: str, origin: Origin, items: Iterable[Item]) -> Iterator[Item]:
@@ -44,11 +39,11 @@ def guarded(source: str, origin: Origin, items: Iterable[Item]) -> Iterator[Item
     try:
         yield from items
     except Exception as exc:  # noqa: BLE001 - a bad file is data, the run goes on
-        yield RecordFailure(
-            source=source,
-            location=origin,
-            error_class=ErrorClass.parse_error,
-            reason=f"reading stopped in this file: {type(exc).__name__}: {str(exc)[:300]}",
+        yield RecordFailure.at(
+            source,
+            origin,
+            ErrorClass.parse_error,
+            f"reading stopped in this file: {type(exc).__name__}: {str(exc)[:300]}",
         )
 
 

@@ -81,12 +81,12 @@ def build_episodes(
                     episodes.extend(_build_batch([record], classifier, settings))
                 except Exception as exc:  # noqa: BLE001 - becomes data, the run goes on
                     on_failure(
-                        RecordFailure(
-                            source=record.source,
-                            source_key=record.source_key,
-                            location=record.origin,
-                            error_class=ErrorClass.bad_value,
-                            reason=f"could not build an episode: {type(exc).__name__}: {exc}"[:500],
+                        RecordFailure.at(
+                            record.source,
+                            record.origin,
+                            ErrorClass.bad_value,
+                            f"could not build an episode: {type(exc).__name__}: {exc}",
+                            record.source_key,
                         )
                     )
         yield from episodes
