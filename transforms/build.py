@@ -4,9 +4,9 @@ Work is done in batches so the classifier and NER see many texts per call (spaCy
 than one call per text). Everything here is deterministic for a given model.
 """
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import islice
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from pydantic import BaseModel
 
@@ -17,7 +17,7 @@ from transforms.fingerprint import fingerprint
 from transforms.intent.units import ClassifierInput, prepare_record
 from transforms.language import detect_language
 from transforms.quotes import strip_reply
-from transforms.references import ReferenceConfig, extract_references_batch
+from transforms.references import Reference, ReferenceConfig, extract_references_batch
 from transforms.text import normalise
 
 
@@ -38,6 +38,59 @@ class EpisodeSettings(BaseModel):
     references: ReferenceConfig = ReferenceConfig()
     batch_size: int = 256
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS  # longer titles/bodies/field strings are cut, with a note
+
+
+# Derived values kept per distinct input: the same message reaches a run from several archives (half the records of
+# the shared e-mail corpus repeat an earlier one's text), and each copy would pay reply stripping, language id,
+# intent and NER again for the same answer.
+# Bounded by entries and by the characters it holds (keys and contents), so a run of huge bodies cannot pile up.
+DERIVED_CACHE = 4096
+DERIVED_CACHE_CHARS = 10_000_000
+
+
+class _Derived(NamedTuple):
+    content: str
+    language: str
+    intent: str
+    confidence: float
+    references: list[Reference]
+
+
+class _DerivedCache(dict[Hashable, _Derived]):
+    """Derived values by input key, oldest dropped first once over DERIVED_CACHE entries or DERIVED_CACHE_CHARS."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chars = 0
+        self.sizes: dict[Hashable, int] = {}
+
+    def add(self, key: Hashable, record: SourceRecord, derived: _Derived) -> None:
+        self[key] = derived
+        self.sizes[key] = len(record.title) + len(record.body) + len(derived.content)
+        self.chars += self.sizes[key]
+
+    def trim(self) -> None:
+        while self and (len(self) > DERIVED_CACHE or self.chars > DERIVED_CACHE_CHARS):
+            key = next(iter(self))
+            del self[key]
+            self.chars -= self.sizes.pop(key)
+
+
+def _derived_key(record: SourceRecord) -> Hashable:
+    """Everything the derived values read of a record (content, language, intent, references)."""
+    return (
+        record.source,
+        record.kind,
+        record.title,
+        record.body,
+        record.language,
+        tuple(record.attachments),
+        _message_ids(record),
+    )
+
+
+def _message_ids(record: SourceRecord) -> tuple[str, ...]:
+    return tuple(k for k in (record.parent_key, *record.related_keys) if k)
 
 
 def record_text(record: SourceRecord) -> str:
@@ -69,16 +122,17 @@ def build_episodes(
 ) -> Iterator[Episode]:
     """A batch that raises is retried record by record, so one hostile record becomes a RecordFailure (passed to
     on_failure) instead of costing its batch; without on_failure the error propagates."""
+    cache = _DerivedCache()
     for batch in _batches(records, settings.batch_size):
         try:
-            episodes = _build_batch(batch, classifier, settings)
+            episodes = _build_batch(batch, classifier, settings, cache)
         except Exception:
             if on_failure is None:
                 raise
             episodes = []
             for record in batch:
                 try:
-                    episodes.extend(_build_batch([record], classifier, settings))
+                    episodes.extend(_build_batch([record], classifier, settings, cache))
                 except Exception as exc:  # noqa: BLE001 - becomes data, the run goes on
                     on_failure(
                         RecordFailure.at(
@@ -92,43 +146,73 @@ def build_episodes(
         yield from episodes
 
 
-def _build_batch(batch: list[SourceRecord], classifier: IntentPredictor, settings: EpisodeSettings) -> list[Episode]:
+def _build_batch(
+    batch: list[SourceRecord],
+    classifier: IntentPredictor,
+    settings: EpisodeSettings,
+    cache: _DerivedCache | None = None,
+) -> list[Episode]:
+    """Episodes of a batch; derived values come from `cache` for inputs seen before and are computed once per
+    distinct input of the batch otherwise."""
+    cache = _DerivedCache() if cache is None else cache
+    clipped = [clip_record(r, settings.max_text_chars) for r in batch]
+    keys = [_derived_key(record) for record, _ in clipped]
+    missing: dict[Hashable, SourceRecord] = {}
+    for key, (record, _) in zip(keys, clipped):
+        if key not in cache:
+            missing.setdefault(key, record)
+    if missing:
+        for (key, record), derived in zip(missing.items(), _derive(list(missing.values()), classifier, settings)):
+            cache.add(key, record, derived)
     episodes = []
-    if batch:
-        clipped = [clip_record(r, settings.max_text_chars) for r in batch]
-        batch = [record for record, _ in clipped]
-        contents = [record_text(r) for r in batch]
-        languages = [r.language or detect_language(c) for r, c in zip(batch, contents)]
-        inputs = [classifier_input(r, lang) for r, lang in zip(batch, languages)]
-        intents = classifier.predict(
-            [i.text for i in inputs],
-            languages,
-            threshold=settings.intent_threshold,
-            subjects=[i.subject for i in inputs],
-            families=[i.family for i in inputs],
+    for key, (record, notes) in zip(keys, clipped):
+        derived = cache[key]
+        references = derived.references
+        weak = [
+            ref.id
+            for ref in references
+            if ref.kind in ("person", "organization") and ref.confidence < settings.references.entity_confidence
+        ]
+        episode = make_episode(
+            record,
+            derived.content,
+            derived.language,
+            derived.intent,
+            derived.confidence,
+            [ref.id for ref in references],
+            settings,
+            notes,
         )
-        refs = extract_references_batch(
-            [i.text for i in inputs],
-            languages,
-            attachments=[r.attachments for r in batch],
-            message_ids=[[k for k in (r.parent_key, *r.related_keys) if k] for r in batch],
-            config=settings.references,
-        )
-        for (record, notes), content, language, (intent, confidence), references in zip(
-            clipped, contents, languages, intents, refs
-        ):
-            weak = [
-                ref.id
-                for ref in references
-                if ref.kind in ("person", "organization") and ref.confidence < settings.references.entity_confidence
-            ]
-            episode = make_episode(
-                record, content, language, intent, confidence, [ref.id for ref in references], settings, notes
-            )
-            if weak:
-                episode.metadata.unconfirmed_names = weak
-            episodes.append(episode)
+        if weak:
+            episode.metadata.unconfirmed_names = weak
+        episodes.append(episode)
+    cache.trim()
     return episodes
+
+
+def _derive(batch: list[SourceRecord], classifier: IntentPredictor, settings: EpisodeSettings) -> list[_Derived]:
+    """Content, language, intent and references of each (clipped) record, batched for the classifier and NER."""
+    contents = [record_text(r) for r in batch]
+    languages = [r.language or detect_language(c) for r, c in zip(batch, contents)]
+    inputs = [classifier_input(r, lang) for r, lang in zip(batch, languages)]
+    intents = classifier.predict(
+        [i.text for i in inputs],
+        languages,
+        threshold=settings.intent_threshold,
+        subjects=[i.subject for i in inputs],
+        families=[i.family for i in inputs],
+    )
+    refs = extract_references_batch(
+        [i.text for i in inputs],
+        languages,
+        attachments=[r.attachments for r in batch],
+        message_ids=[list(_message_ids(r)) for r in batch],
+        config=settings.references,
+    )
+    return [
+        _Derived(content, language, intent, confidence, references)
+        for content, language, (intent, confidence), references in zip(contents, languages, intents, refs)
+    ]
 
 
 def make_episode(
