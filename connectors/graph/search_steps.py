@@ -25,6 +25,14 @@ EDGE_COLUMNS = (
     "e.source_invalid_at AS source_invalid_at, e.revisions AS revisions"
 )
 HOLDS = "((e.valid_at IS NULL OR e.valid_at <= $at) AND (e.invalid_at IS NULL OR e.invalid_at > $at))"
+# What ranking reads of a candidate (RRF, relation first, current first: `held` at the as-of date or now). The whole
+# row is read for the final top-k only: the Neo4j driver builds every DateTime in Python (~0.1 ms apiece), which
+# made a 400-row candidate list cost 2-3x its uuids alone.
+RANK_COLUMNS = (
+    "e.uuid AS uuid, e.fact AS fact, e.name AS name, s.uuid AS source_node_uuid, o.uuid AS target_node_uuid, "
+    "e.episodes AS episodes"
+)
+HELD = HOLDS.replace("$at", "$now")
 
 
 @dataclasses.dataclass
@@ -45,6 +53,7 @@ class Edge:
     episodes: list[str] = dataclasses.field(default_factory=list)
     source_invalid_at: Any = None
     revisions: Any = None  # every (invalid_at, expired_at) state the edge had (known_at.py)
+    held: bool | None = None  # holds at the search's date (as of, else now): computed in the query
 
     @property
     def attributes(self) -> dict[str, Any]:
@@ -81,8 +90,12 @@ class SearchSteps:
         only: list[str] | None = None,
         names: list[str] | None = None,
         degraded: list[str] | None = None,
+        *,
+        full: bool = False,
+        now: dt.datetime | None = None,
     ):
-        """only: edge uuids the search may return; names: relation names it may return (both inside the queries)."""
+        """only: edge uuids the search may return; names: relation names it may return (both inside the queries);
+        full: candidates carry whole rows (known_at reads their dates), else what ranking reads; now: `held` at."""
         self.driver = driver
         self.group_id = group_id
         self.timeout_ms = max(1, int(timeout_ms))
@@ -90,11 +103,21 @@ class SearchSteps:
         self.only = only
         self.names = names
         self.degraded: list[str] = degraded if degraded is not None else []
+        self.full = full
+        self.now = now if now is not None else dt.datetime.now(dt.UTC)
+        self.columns = f"{EDGE_COLUMNS if full else RANK_COLUMNS}, {HELD} AS held"
 
     def narrowed(self, names: list[str]) -> "SearchSteps":
         """The same steps limited to these relations; what degrades is reported in the same list."""
         return SearchSteps(
-            self.driver, self.group_id, self.timeout_ms, only=self.only, names=names, degraded=self.degraded
+            self.driver,
+            self.group_id,
+            self.timeout_ms,
+            only=self.only,
+            names=names,
+            degraded=self.degraded,
+            full=self.full,
+            now=self.now,
         )
 
     # ------------------------------------------------------------------ plumbing
@@ -108,6 +131,8 @@ class SearchSteps:
             params["only"] = self.only
         if "$names" in cypher:
             params["names"] = self.names
+        if "$now" in cypher:
+            params["now"] = self.at(self.now)
         try:
             if self.neo4j:
                 from neo4j import Query, RoutingControl
@@ -172,7 +197,7 @@ class SearchSteps:
         holds = HOLDS if moment is not None else "true"
         cypher = (
             f"{call} WITH e, score, startNode(e) AS s, endNode(e) AS o "
-            f"RETURN {EDGE_COLUMNS}, ({self._edges('e')} AND {holds}) AS keep ORDER BY score {order}"
+            f"RETURN {self.columns}, ({self._edges('e')} AND {holds}) AS keep ORDER BY score {order}"
         )
         extra = {"at": self.at(moment)} if moment is not None else {}
         rows = await self._widen(cypher, pool, lambda r: r["keep"], g=self.group_id, **extra, **params)
@@ -217,7 +242,7 @@ class SearchSteps:
         extra = {"at": self.at(moment)} if moment is not None else {}
         rows = await self.rows(
             f"MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE {self._edges('e')} AND {holds} "
-            f"WITH e, s, o, {cosine} AS score ORDER BY score {order} LIMIT $k RETURN {EDGE_COLUMNS}",
+            f"WITH e, s, o, {cosine} AS score ORDER BY score {order} LIMIT $k RETURN {self.columns}",
             k=pool,
             vec=vec,
             g=self.group_id,
@@ -240,7 +265,7 @@ class SearchSteps:
         rows = await self.rows(
             "CALL db.idx.fulltext.queryRelationships('RELATES_TO', $q) YIELD relationship AS e, score "
             f"WITH e, score WHERE {holds} AND {self._edges('e')} WITH e, score ORDER BY score DESC LIMIT $k "
-            f"WITH e, score, startNode(e) AS s, endNode(e) AS o RETURN {EDGE_COLUMNS} ORDER BY score DESC",
+            f"WITH e, score, startNode(e) AS s, endNode(e) AS o RETURN {self.columns} ORDER BY score DESC",
             q=text,
             k=pool,
             **extra,
@@ -301,7 +326,7 @@ class SearchSteps:
             "UNWIND $origins AS u MATCH (n:Entity {uuid: u})-[e:RELATES_TO]-(:Entity) "
             f"WHERE {self._edges('e')} AND {holds} WITH DISTINCT e LIMIT $scan "
             f"WITH e, startNode(e) AS s, endNode(e) AS o, {cosine} AS score ORDER BY score {order} LIMIT $k "
-            f"RETURN {EDGE_COLUMNS}",
+            f"RETURN {self.columns}",
             origins=origins,
             vec=vec,
             scan=LOCAL_SCAN,
@@ -311,7 +336,20 @@ class SearchSteps:
         )
         return [Edge.from_row(r) for r in rows]
 
-    # ------------------------------------------------------------------ episodes of the hits
+    # ------------------------------------------------------------------ the hits
+
+    async def full_rows(self, edges: list[Edge]) -> list[Edge]:
+        """The whole rows of the final hits, in their order (candidates carry only what ranking reads)."""
+        if self.full or not edges:
+            return edges
+        rows = await self.rows(
+            "UNWIND $uuids AS u MATCH (s:Entity)-[e:RELATES_TO {uuid: u}]->(o:Entity) "
+            f"WHERE {self._group('e')} RETURN {EDGE_COLUMNS}",
+            uuids=[e.uuid for e in edges],
+            g=self.group_id,
+        )
+        found = {r["uuid"]: Edge.from_row(r) for r in rows}
+        return [found[e.uuid] for e in edges if e.uuid in found]
 
     async def episode_refs(self, uuids: list[str]) -> list[dict[str, Any]]:
         return await self.rows(
