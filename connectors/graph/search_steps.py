@@ -355,12 +355,13 @@ class SearchSteps:
     # ------------------------------------------------------------------ the hits
 
     async def full_rows(self, edges: list[Edge]) -> list[Edge]:
-        """The whole rows of the final hits, in their order (candidates carry only what ranking reads)."""
+        """The whole rows of the final hits, in their order (candidates carry only what ranking reads). Endpoint
+        labels unnamed: FalkorDB would scan every Entity per uuid (95 ms at 10k facts) instead of the uuid index."""
         if self.full or not edges:
             return edges
         rows = await self.rows(
-            "UNWIND $uuids AS u MATCH (s:Entity)-[e:RELATES_TO {uuid: u}]->(o:Entity) "
-            f"WHERE {self._group('e')} RETURN {EDGE_COLUMNS}",
+            "UNWIND $uuids AS u MATCH ()-[e:RELATES_TO]->() WHERE e.uuid = u AND "
+            f"{self._group('e')} WITH e, startNode(e) AS s, endNode(e) AS o RETURN {EDGE_COLUMNS}",
             uuids=[e.uuid for e in edges],
             g=self.group_id,
         )
