@@ -125,7 +125,15 @@ async def search_facts(
 
         pool *= KNOWN_AT_WIDEN
     text = _fulltext(query, group_id, driver)
-    steps = SearchSteps(driver, group_id, writer.config.search_timeout_ms, only=edge_uuids)
+    now = writer.clock()
+    steps = SearchSteps(
+        driver,
+        group_id,
+        writer.config.search_timeout_ms,
+        only=edge_uuids,
+        full=known_at is not None,  # known_edges reads each candidate's dates and revisions
+        now=moment if pushed is not None else now,
+    )
     ranked = await _ranked(steps, query, text, vec, pool, pushed, exact)
     named = named_events(query)
     if named:
@@ -139,11 +147,10 @@ async def search_facts(
         known = known_edges(ranked, seen, moment)[:limit]
         hits = await _to_hits(steps, [edge for edge, _ in known])
         return FactHits([as_known(hit, version, seen) for hit, (_, version) in zip(hits, known)], steps.degraded)
-    if moment is not None:
-        edges = [e for e in ranked if _holds(e, moment)]
+    if moment is not None:  # `held` is computed in the queries, at the as-of date or now
+        edges = [e for e in ranked if e.held]
     else:
-        now = writer.clock()
-        edges = [e for e in ranked if _holds(e, now)] + [e for e in ranked if not _holds(e, now)]
+        edges = [e for e in ranked if e.held] + [e for e in ranked if not e.held]
     return FactHits(await _to_hits(steps, edges[:limit]), steps.degraded)
 
 
@@ -242,16 +249,17 @@ def _is_event(relation: str) -> bool:
     return relation in EVENT_CUES
 
 
-def _holds(edge: Any, moment: dt.datetime) -> bool:
-    valid_at, invalid_at = as_datetime(edge.valid_at), as_datetime(edge.invalid_at)
-    return (valid_at is None or valid_at <= moment) and (invalid_at is None or invalid_at > moment)
-
-
 async def _to_hits(steps: SearchSteps, edges: list[Edge]) -> list[FactHit]:
+    """The whole rows of the hits and their episodes, read concurrently (a failed read keeps what ranking had)."""
     if not edges:
         return []
     episode_ids = sorted({ep for e in edges for ep in e.episodes})
-    rows = await steps.step("episodes", steps.episode_refs(episode_ids)) if episode_ids else []
+
+    async def refs() -> list[Any]:
+        return await steps.step("episodes", steps.episode_refs(episode_ids)) if episode_ids else []
+
+    full, rows = await asyncio.gather(steps.step("facts", steps.full_rows(edges)), refs())
+    edges = full or edges
     episodes = {r["uuid"]: EpisodeRef(**r) for r in rows}
     return [
         FactHit(

@@ -32,6 +32,8 @@ def test_the_search_bench_prints_both_searches_and_the_targets_on_a_small_graph(
         "3",
         "--baseline-queries",
         "1",
+        "--warmup",
+        "2",
     )
     # then it prints graphfeed's and graphiti's figures, now and as of a date, and the target lines
     for line in (

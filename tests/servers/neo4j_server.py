@@ -20,16 +20,19 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER_SOURCE = Path(__file__).resolve().parent / "neo4j" / "Neo4jLauncher.java"
 FETCH_SCRIPT = REPO_ROOT / "scripts" / "fetch_neo4j.sh"
 PASSWORD_ENV = "GRAPHFEED_NEO4J_PASSWORD"
+# C1 only (jvm.options) starts fastest, for tests; a long-running server (the search bench) wants C2's peak speed.
+C1_ONLY = "-XX:TieredStopAtLevel=1"
 HOME_ENV = "GRAPHFEED_NEO4J_HOME"
 USER = "neo4j"
 
 JVM_OPTIONS_FILE = Path(__file__).resolve().parent / "neo4j" / "jvm.options"
 
 
-def jvm_options() -> list[str]:
-    """Options shared with fetch_neo4j.sh (which builds the CDS archive with exactly these)."""
+def jvm_options(peak: bool = False) -> list[str]:
+    """Options shared with fetch_neo4j.sh (which builds the CDS archive with exactly these); peak: without C1_ONLY."""
     lines = JVM_OPTIONS_FILE.read_text().splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    options = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    return [o for o in options if not (peak and o == C1_ONLY)]
 
 
 class Neo4jStartError(RuntimeError):
@@ -62,15 +65,16 @@ def _java() -> str:
     return java
 
 
-def _launch_command(jars_dir: Path) -> list[str]:
+def _launch_command(jars_dir: Path, peak: bool = False) -> list[str]:
     """Launcher jar (+ CDS archive) from the fetch cache when present, else the single-file source program."""
     cache = jars_dir.parent
     launcher_jar = cache / "launcher" / "neo4j-launcher.jar"
     if jars_dir.name == "jars" and launcher_jar.is_file():
         archive = cache / "neo4j.jsa"
         cds = [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"] if archive.is_file() else []
-        return [_java(), *jvm_options(), *cds, "-cp", f"{jars_dir}/*{os.pathsep}{launcher_jar}", "Neo4jLauncher"]
-    return [_java(), *jvm_options(), "-cp", f"{jars_dir}/*", str(LAUNCHER_SOURCE)]
+        options = jvm_options(peak)
+        return [_java(), *options, *cds, "-cp", f"{jars_dir}/*{os.pathsep}{launcher_jar}", "Neo4jLauncher"]
+    return [_java(), *jvm_options(peak), "-cp", f"{jars_dir}/*", str(LAUNCHER_SOURCE)]
 
 
 def _resolve_jars(jars_dir: Path | None) -> Path:
@@ -127,7 +131,7 @@ def _check_query(uri: str, auth: tuple[str, str]) -> None:
             raise Neo4jStartError(f"RETURN 1 gave {records!r}")
 
 
-def _start_once(workdir: Path, jars_dir: Path, timeout: float) -> Neo4jServer:
+def _start_once(workdir: Path, jars_dir: Path, timeout: float, peak: bool) -> Neo4jServer:
     port = free_port()
     data_dir = workdir / f"neo4j-{port}"
     data_dir.mkdir(parents=True)
@@ -137,7 +141,7 @@ def _start_once(workdir: Path, jars_dir: Path, timeout: float) -> Neo4jServer:
     started = time.monotonic()
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [*_launch_command(jars_dir), str(data_dir), str(port)],
+            [*_launch_command(jars_dir, peak), str(data_dir), str(port)],
             stdin=subprocess.PIPE,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -179,18 +183,21 @@ def _start_once(workdir: Path, jars_dir: Path, timeout: float) -> Neo4jServer:
     return server
 
 
-def start_neo4j(workdir: Path, jars_dir: Path | None = None, timeout: float = 120) -> Neo4jServer:
+def start_neo4j(
+    workdir: Path, jars_dir: Path | None = None, timeout: float = 120, *, peak: bool = False
+) -> Neo4jServer:
     """Start Neo4j 5.26 on a free 127.0.0.1 port with auth (user neo4j, random password) and wait for `RETURN 1`.
 
     `jars_dir` is the fetch_neo4j.sh cache dir or its `jars/` subfolder (default: $GRAPHFEED_NEO4J_HOME or
     ~/.cache/graphfeed/neo4j-5.26). Retries once with another port if the first one was taken in between.
+    peak: the C2 JIT too (slower start and warm-up, ~2x faster queries once warm: the search bench).
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     jars = _resolve_jars(jars_dir)
     try:
-        return _start_once(workdir, jars, timeout)
+        return _start_once(workdir, jars, timeout, peak)
     except Neo4jStartError as exc:
         if "BindException" not in str(exc) and "Address already in use" not in str(exc):
             raise
-        return _start_once(workdir, jars, timeout)
+        return _start_once(workdir, jars, timeout, peak)

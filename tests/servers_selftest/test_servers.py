@@ -11,7 +11,7 @@ import pytest
 
 from tests.servers import fixtures
 from tests.servers._process import pid_alive, port_accepts
-from tests.servers.neo4j_server import FETCH_SCRIPT, Neo4jServer, ensure_neo4j_jars, start_neo4j
+from tests.servers.neo4j_server import C1_ONLY, FETCH_SCRIPT, Neo4jServer, ensure_neo4j_jars, jvm_options, start_neo4j
 from tests.servers.postgres_server import start_postgres
 
 
@@ -35,6 +35,13 @@ def test_given_ci_requires_servers_when_unavailable_then_fails(monkeypatch):
     monkeypatch.setenv(fixtures.REQUIRE_ENV, "1")
     with pytest.raises(pytest.fail.Exception, match="PostgreSQL unavailable: .*no initdb"):
         fixtures._unavailable("PostgreSQL", RuntimeError("no initdb"))
+
+
+def test_the_test_server_runs_c1_only_and_a_peak_server_keeps_the_c2_jit():
+    # given the shared JVM options, then the test suites start Neo4j C1-only (fast start) and the bench's peak
+    # server drops only that option (C2 for a long-running server), keeping heap, GC and the module opens
+    assert C1_ONLY in jvm_options()
+    assert jvm_options(peak=True) == [option for option in jvm_options() if option != C1_ONLY]
 
 
 # --- real servers -------------------------------------------------------------------------------------------
