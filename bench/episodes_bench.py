@@ -44,7 +44,7 @@ def preview_once(paths: list[str], use_ner: bool) -> tuple[int, float, float]:
             if not isinstance(item, RecordFailure):
                 yield item
 
-    shared_embedder()._memory.clear()  # each pass pays its MiniLM forward passes, as a run's first pass does
+    shared_embedder().forget()  # each pass pays its MiniLM forward passes, as a run's first pass does
     c, t = time.process_time(), time.perf_counter()
     with spooled_dedup(build_episodes(records(), classifier, config, on_failure=lambda f: None)) as (unique, _):
         for episode in unique:

@@ -125,14 +125,13 @@ async def search_facts(
 
         pool *= KNOWN_AT_WIDEN
     text = _fulltext(query, group_id, driver)
-    now = writer.clock()
     steps = SearchSteps(
         driver,
         group_id,
         writer.config.search_timeout_ms,
         only=edge_uuids,
         full=known_at is not None,  # known_edges reads each candidate's dates and revisions
-        now=moment if pushed is not None else now,
+        now=pushed if pushed is not None else writer.clock(),  # `held` at the as-of date, else now
     )
     ranked = await _ranked(steps, query, text, vec, pool, pushed, exact)
     named = named_events(query)

@@ -61,6 +61,11 @@ class IntentEmbedder:
             self._model = shared_minilm(max_len=MAX_TOKENS)
         return self._model
 
+    def forget(self) -> None:
+        """Drop the vectors kept in memory (the disk cache stays): the next texts pay their forward pass again."""
+        with self._lock:
+            self._memory.clear()
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         keys = [text_key(t) if t and t.strip() else None for t in texts]
