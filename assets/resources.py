@@ -127,6 +127,7 @@ class GraphResource(dg.ConfigurableResource):
     domain_orgs: dict[str, str] = {}
     extraction: dict[str, str] = {}  # source -> structured | llm | both (GRAPHFEED_EXTRACTION)
     search_timeout_ms: int = 5000  # per search query, server-side (GRAPHFEED_SEARCH_TIMEOUT_MS)
+    intent_fact_threshold: float = 0.0  # intent facts only at this intent confidence (GRAPHFEED_INTENT_FACT_THRESHOLD)
 
     def graph_config(self, home: Path):
         from connectors.graph.config import GraphConfig
@@ -150,6 +151,7 @@ class GraphResource(dg.ConfigurableResource):
             embedding_dim=self.embedding_dim,
             domain_orgs=self.domain_orgs,
             search_timeout_ms=self.search_timeout_ms,
+            intent_fact_threshold=self.intent_fact_threshold,
         )
 
     def writer(self, home: Path):

@@ -18,7 +18,7 @@ from ground.contract import Checkpoint, Reader
 from transforms.episode import Episode
 from transforms.fact_extractors import FactExtractor, SourceFacts
 from transforms.facts import FactSet
-from transforms.intent_facts import Subject
+from transforms.intent_facts import DEFAULT_THRESHOLD, Subject
 
 
 def _email(paths: Sequence[str | Path], **options: Any) -> Reader:
@@ -129,9 +129,9 @@ def api_reader(source: str, settings: Mapping[str, Any]) -> Reader | None:
 
 
 @functools.cache
-def fact_extractor() -> FactExtractor:
-    """The default extractor over every registered source (built once)."""
-    return FactExtractor({name: source.facts() for name, source in SOURCES.items()})
+def fact_extractor(intent_threshold: float = DEFAULT_THRESHOLD) -> FactExtractor:
+    """The default extractor over every registered source (built once per intent-fact threshold)."""
+    return FactExtractor({name: source.facts() for name, source in SOURCES.items()}, intent_threshold)
 
 
 def intent_subjects() -> dict[str, Subject]:
@@ -139,6 +139,8 @@ def intent_subjects() -> dict[str, Subject]:
     return dict(fact_extractor().subjects)
 
 
-def episode_facts(episode: Episode, domain_orgs: Mapping[str, str] | None = None) -> FactSet:
+def episode_facts(
+    episode: Episode, domain_orgs: Mapping[str, str] | None = None, intent_threshold: float = DEFAULT_THRESHOLD
+) -> FactSet:
     """The structured FactSet of one episode plus its intent/date facts (pure; same input -> same uuids)."""
-    return fact_extractor()(episode, domain_orgs)
+    return fact_extractor(intent_threshold)(episode, domain_orgs)

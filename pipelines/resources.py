@@ -86,6 +86,7 @@ def graph_resources() -> dict[str, dg.ConfigurableResource]:
             domain_orgs=_key_values(settings.domain_orgs()),
             extraction=_key_values(os.environ.get("GRAPHFEED_EXTRACTION", "")),
             search_timeout_ms=settings.env_int("GRAPHFEED_SEARCH_TIMEOUT_MS", 5000),
+            intent_fact_threshold=settings.env_float("GRAPHFEED_INTENT_FACT_THRESHOLD", 0.0),
         ),
         "ledger": LedgerResource(
             url=dg.EnvVar("GRAPHFEED_LEDGER_URL") if os.environ.get("GRAPHFEED_LEDGER_URL") else None

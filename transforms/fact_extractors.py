@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from transforms.episode import Episode
 from transforms.facts import Extractor, FactSet, merge_factsets, no_facts
-from transforms.intent_facts import Subject, intent_facts
+from transforms.intent_facts import DEFAULT_THRESHOLD, Subject, intent_facts
 
 
 @dataclass(frozen=True)
@@ -25,12 +25,14 @@ class FactExtractor:
     """episode -> FactSet from the sources it is given (pure; same input -> same uuids). A source it is not given gets
     no structured facts (only its author as a mention) and its intent facts are about the message thread."""
 
-    def __init__(self, sources: Mapping[str, SourceFacts]) -> None:
+    def __init__(self, sources: Mapping[str, SourceFacts], intent_threshold: float = DEFAULT_THRESHOLD) -> None:
         self.extractors: dict[str, Extractor] = {name: s.extractor for name, s in sources.items()}
         self.subjects: dict[str, Subject] = {name: s.subject for name, s in sources.items() if s.subject is not None}
+        self.intent_threshold = intent_threshold
 
     def __call__(self, episode: Episode, domain_orgs: Mapping[str, str] | None = None) -> FactSet:
         """The structured FactSet of one episode plus its intent/date facts."""
         extractor = self.extractors.get(episode.source, no_facts)
         orgs = {k.lower(): v for k, v in (domain_orgs or {}).items()}
-        return merge_factsets([extractor(episode, orgs), intent_facts(episode, orgs, subjects=self.subjects)])
+        intent = intent_facts(episode, orgs, self.intent_threshold, subjects=self.subjects)
+        return merge_factsets([extractor(episode, orgs), intent])

@@ -72,6 +72,27 @@ CONFIRMS = re.compile(
 )
 # CRM master data (people, accounts, roles) is no one's writing: its rendered fields carry no intent.
 NO_INTENT_KINDS = frozenset({"user", "contact", "contact_role", "account", "account_history"})
+# An opportunity is a field record too, but its won flag is the system of record's own word on closing: it alone says
+# "closed a deal" (an open one rendered as "Stage: Negotiation/Review, Amount: ..." reads like a win to the classifier).
+FIELD_RECORD_WON = {"opportunity": "IsWon"}
+
+
+def record_vetoes(episode: Episode) -> bool:
+    """True where the record's own fields, not the classifier, decide that no intent fact holds."""
+    if episode.source != "salesforce":
+        return False
+    kind = episode.metadata.kind
+    if kind in NO_INTENT_KINDS:
+        return True
+    won_field = FIELD_RECORD_WON.get(kind)
+    if won_field is None:
+        return False
+    values = (episode.metadata.fields or {}).get("values") or {}
+    if won_field in values:
+        won = str(values[won_field]).strip().lower() == "true"
+    else:  # an export without the flag: the standard won stage is the record's word
+        won = str(values.get("StageName", "")).strip().lower() == "closed won"
+    return not (episode.intent == "close_deal" and won)
 
 
 def thread_title(title: str) -> str:
@@ -137,12 +158,7 @@ def intent_facts(
     b = _Builder()
     relation = INTENT_RELATIONS.get(episode.intent)
     writer = author(episode)
-    if (
-        relation is None
-        or episode.intent_confidence < threshold
-        or writer is None
-        or (episode.source == "salesforce" and episode.metadata.kind in NO_INTENT_KINDS)
-    ):
+    if relation is None or episode.intent_confidence < threshold or writer is None or record_vetoes(episode):
         return b.result()
     orgs = {k.lower(): v for k, v in (domain_orgs or {}).items()}
     g, when = episode.group_id, as_utc(episode.timestamp)

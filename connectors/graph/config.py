@@ -35,6 +35,9 @@ class GraphConfig(BaseModel):
     # Server-side timeout of each search query (FalkorDB TIMEOUT, Neo4j transaction timeout): a slower step is
     # dropped and reported as degraded instead of holding the database.
     search_timeout_ms: int = Field(default=5000, ge=1)
+    # Intent facts ("X escalated a risk on Y") only from episodes whose intent confidence reaches this; 0 = every
+    # episode the classifier did not call `other` (docs/intent.md has the precision each bar measured on real units).
+    intent_fact_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
     # The LLM endpoint, limits, prices, budgets and review queue; None/no base_url = no LLM anywhere.
     llm: LLMSettings | None = None
 

@@ -15,6 +15,7 @@ reading (search) goes through reader.py.
 
 import asyncio
 import datetime as dt
+import functools
 import logging
 import time
 from collections import defaultdict
@@ -54,13 +55,15 @@ class GraphWriter(UsesEmbedder):
         self,
         config: GraphConfig,
         *,
-        extractor: Extractor = episode_facts,
+        extractor: Extractor | None = None,
         embedder: Any = None,
         clock: Callable[[], dt.datetime] = utcnow,
     ):
         self.config = config.check()
         self.backend = GraphBackend(config)
-        self.extractor = extractor
+        self.extractor = extractor or functools.partial(
+            episode_facts, intent_threshold=self.config.intent_fact_threshold
+        )
         self._embedder = embedder
         self.clock = clock
         self._graphiti: dict[str, Any] = {}

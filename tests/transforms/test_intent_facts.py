@@ -181,26 +181,63 @@ def test_given_an_intent_the_classifier_kept_then_its_fact_is_written_whatever_i
     assert len(intent_facts(jira_comment("escalate_risk", 0.31)).facts) == 1
 
 
-def test_given_a_crm_integration_record_naming_a_human_author_then_the_fact_is_the_authors():
+def opportunity_episode(stage: str, won: bool, intent: str = "close_deal") -> Episode:
     fields = {
         "id": "0068d00000NwAcmAAF",
+        "values": {"StageName": stage, "IsWon": "true" if won else "false"},
         "author": {"id": "sarah@northwind.example", "name": "Sarah Kim", "email": "sarah@northwind.example"},
     }
-    episode = make(
+    return make(
         "salesforce",
         "opportunity",
         "Opportunity/0068d00000NwAcmAAF",
         dt.datetime(2026, 6, 24, tzinfo=UTC),
-        "Acme Corp - Data Platform 2026: Closed Won",
-        "close_deal",
+        f"Acme Corp - Data Platform 2026\n\nStage: {stage}\nAmount: USD 94,800",
+        intent,
         actor=BOT,
         title="Acme Corp - Data Platform 2026",
         fields=fields,
     )
+
+
+@pytest.mark.parametrize(("bar", "expected"), [(0.0, 1), (0.5, 1), (0.55, 0)])
+def test_given_an_intent_fact_threshold_in_the_graph_config_then_the_writer_writes_intent_facts_only_above_it(
+    tmp_path, bar, expected
+):
+    from connectors.graph.config import GraphConfig
+    from connectors.graph.writer import GraphWriter
+
+    writer = GraphWriter(GraphConfig(home=tmp_path, intent_fact_threshold=bar))  # not opened: no database needed
+    part = writer.extractor(jira_comment("escalate_risk", 0.5), {})
+    assert sum(1 for f in part.facts if f.attributes.get("kind") == "intent") == expected
+    # the issue's own facts do not depend on the bar
+    assert part.entities
+
+
+def test_given_a_crm_integration_record_naming_a_human_author_then_the_fact_is_the_authors():
+    episode = opportunity_episode("Closed Won", won=True)
     (fact,) = intent_facts(episode).facts
     opportunity = next(e for e in salesforce_facts(episode, {}).entities if e.label == "Opportunity")
     assert fact.fact == "Sarah Kim closed a deal on Acme Corp - Data Platform 2026 on 2026-06-24"
     assert fact.object == opportunity.uuid
+
+
+@pytest.mark.parametrize("intent", ["close_deal", "confirm_date", "decision"])
+def test_given_an_open_opportunity_then_no_intent_fact_whatever_the_classifier_read_into_its_fields(intent):
+    # the sample's 05-07 version (Negotiation/Review, amount cut) was classified close_deal at 0.81
+    assert intent_facts(opportunity_episode("Negotiation/Review", won=False, intent=intent)).facts == []
+
+
+def test_given_an_opportunity_export_without_the_won_flag_then_the_closed_won_stage_decides():
+    won, open_ = opportunity_episode("Closed Won", won=True), opportunity_episode("Prospecting", won=False)
+    for episode in (won, open_):
+        del episode.metadata.fields["values"]["IsWon"]
+    assert len(intent_facts(won).facts) == 1
+    assert intent_facts(open_).facts == []
+
+
+def test_given_a_won_opportunity_classified_otherwise_then_no_intent_fact():
+    assert intent_facts(opportunity_episode("Closed Won", won=True, intent="decision")).facts == []
 
 
 def test_given_the_same_episode_twice_then_the_same_ids_and_two_episodes_in_one_second_stay_two_events():
