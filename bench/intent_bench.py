@@ -49,6 +49,7 @@ from transforms.intent.real_training import (  # noqa: E402
 )
 from transforms.intent.training import DEFAULT_HELDOUT, DEFAULT_LEXICON, DEFAULT_TAXONOMY, DEFAULT_TRAIN  # noqa: E402
 from transforms.intent.units import labelled_files, load_units, prepare  # noqa: E402
+from transforms.minilm import shared_minilm  # noqa: E402
 from transforms.quotes import strip_reply  # noqa: E402
 
 CONFIGS = {
@@ -100,6 +101,11 @@ def main():
         default=embedding.MAX_TOKENS,
         help="word pieces MiniLM reads per text (the shipped value is transforms/intent/embedding.py)",
     )
+    ap.add_argument(
+        "--float32",
+        action="store_true",
+        help="MiniLM with float32 weights (the reference; the shipped intent features use int8 dense weights)",
+    )
     args = ap.parse_args()
     embedding.MAX_TOKENS = args.max_tokens
     if hasattr(os, "sched_setaffinity"):
@@ -125,7 +131,9 @@ def main():
     print(f"eval by family: {fam_counts}")
 
     disk = DiskCache(args.cache)
-    embedder = IntentEmbedder(disk=disk)
+    reference = shared_minilm(max_len=embedding.MAX_TOKENS, int8=False) if args.float32 else None
+    embedder = IntentEmbedder(reference, disk=disk)
+    print(f"MiniLM weights: {embedder.precision}")
     fit_u = train_u + synthetic
     fit_in = [prepare(u) for u in fit_u]
     gold_fit = [u.label for u in fit_u]
@@ -234,6 +242,8 @@ def main():
         print()
         print(format_report(results[name][0], title=f"[{name}] "))
 
+    print_fact_bars(gold_eval, mix_eval, labels, thr_mix)
+
     print("\n== latency, one core, eval units (batched; embedding cache cold) ==")
     n = len(eval_u)
     ms_today = latency(lambda: today.predict(texts_today, [u.lang for u in eval_u]), n, repeat=2)
@@ -255,6 +265,20 @@ def main():
         f"(MiniLM reads the first {embedding.MAX_TOKENS} word pieces); empty author texts: {sum(1 for i in eval_in if not i.text.strip())}"
     )
     print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores while measuring")
+
+
+def print_fact_bars(gold: list[str], probs: np.ndarray, labels: list[str], threshold: float) -> None:
+    """How true intent facts are per GRAPHFEED_INTENT_FACT_THRESHOLD: every unit whose label is not `other` and whose
+    confidence reaches the bar is one fact; precision = facts whose label is the gold one."""
+    pred = decide(probs, labels, threshold)
+    conf = probs.max(axis=1)
+    acts = sum(1 for g in gold if g != "other")
+    print(f"\n== intent facts by bar (ensemble above, eval split; {acts} units carry an act) ==")
+    print(f"  {'bar':>4} {'facts':>6} {'precision':>9} {'acts covered':>12}")
+    for bar in (0.0, 0.5, 0.6, 0.7, 0.8):
+        facts = [(g, p) for g, p, c in zip(gold, pred, conf) if p != "other" and c >= bar]
+        right = sum(1 for g, p in facts if g == p)
+        print(f"  {bar:4.1f} {len(facts):6d} {right / max(len(facts), 1):9.2f} {right / max(acts, 1):12.2f}")
 
 
 if __name__ == "__main__":

@@ -101,3 +101,54 @@ def test_the_default_embedder_runs_on_onnx_runtime_and_numpy_stays_selectable(mo
     monkeypatch.setenv("GRAPHFEED_MINILM_RUNTIME", "torch")
     with pytest.raises(ConfigError, match="GRAPHFEED_MINILM_RUNTIME"):
         shared_minilm()
+
+
+# Real-unit-like texts for the int8 pass: mail, Jira, CRM phrasing, German, Chinese, a log line.
+VARIED = [
+    *GOLDEN,
+    "I am escalating the data migration delay to leadership: the June go-live is at risk.",
+    "Hiermit bestätige ich den Liefertermin 14.09.2026 für den SAP-Connector.",
+    "请确认交付日期。",
+    "Stage: Negotiation/Review, Amount: USD 94,800",
+    "java.lang.NullPointerException at org.apache.kafka.clients.Consumer.poll(Consumer.java:42)",
+    "We decided to drop the on-prem option and go with the managed cluster.",
+]
+
+
+def test_given_int8_weights_then_vectors_stay_near_float32_and_the_graph_keeps_float32(onnx_model):
+    # given the same ONNX graph with its dense weights quantized to int8 (the intent features' model)
+    int8 = shared_minilm("onnx", max_len=128, int8=True)
+    assert (int8.precision, onnx_model.precision) == ("int8", "float32")
+    # when both embed varied texts
+    want, got = shared_minilm("onnx", max_len=128).encode(VARIED), int8.encode(VARIED)
+    # then each vector is near its float32 twin (cosine >= 0.95, mean >= 0.98), still unit length, and a paraphrase
+    # stays nearer than an unrelated sentence
+    cos = (want * got).sum(1)
+    assert cos.min() >= 0.95 and cos.mean() >= 0.98
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-4)
+    assert got[0] @ got[1] > got[0] @ got[2]
+    # and the graph's embedder, whose vectors are stored and compared across runs, never runs on int8
+    assert NumpyMiniLMEmbedder().model.precision == "float32"
+    assert shared_minilm("numpy", int8=True).precision == "float32"  # the numpy pass has no int8
+
+
+def test_given_the_runtime_then_intent_features_use_int8_on_onnx_and_float32_on_numpy_with_separate_cache_keys(
+    monkeypatch,
+):
+    from transforms.intent.embedding import IntentEmbedder, text_key
+
+    assert IntentEmbedder().precision == "int8"
+    monkeypatch.setenv("GRAPHFEED_MINILM_RUNTIME", "numpy")
+    assert IntentEmbedder().precision == "float32"
+    # a cached float32 vector is never served for int8 or the other way round
+    assert text_key("Can you confirm?", "int8") != text_key("Can you confirm?", "float32")
+
+
+def test_given_float32_features_then_the_intent_model_is_versioned_apart(monkeypatch):
+    from transforms.intent import shipped
+
+    int8_version = shipped.version()
+    monkeypatch.setenv("GRAPHFEED_MINILM_RUNTIME", "numpy")
+    float32_version = shipped.version()
+    # a head fitted on int8 vectors is never loaded for float32 ones, and the episodes' code version moves
+    assert float32_version != int8_version and "-float32-" in float32_version

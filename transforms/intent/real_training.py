@@ -17,7 +17,7 @@ import numpy as np
 
 from transforms.intent.data import IntentDataError, load_taxonomy
 from transforms.intent.embed_model import EmbedIntentClassifier, FeatureConfig, cue_vocabulary, featurize
-from transforms.intent.embedding import DiskCache, IntentEmbedder, shared_embedder
+from transforms.intent.embedding import DiskCache, IntentEmbedder, model_tag, shared_embedder
 from transforms.intent.lexicon import Lexicon
 from transforms.intent.linear import fit_softmax, predict_proba
 from transforms.intent.metrics import macro_f1
@@ -175,7 +175,8 @@ def train(
 def model_dir(
     home: Path, files: Sequence[Path], taxonomy_path: Path = DEFAULT_TAXONOMY, lexicon_path: Path = DEFAULT_LEXICON
 ) -> Path:
-    return Path(home) / "models" / "intent" / f"{CODE_VERSION}-{data_version(files, taxonomy_path, lexicon_path)}"
+    version = f"{CODE_VERSION}{model_tag()}-{data_version(files, taxonomy_path, lexicon_path)}"
+    return Path(home) / "models" / "intent" / version
 
 
 def embedding_cache(home: Path) -> DiskCache:

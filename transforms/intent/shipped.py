@@ -7,6 +7,7 @@ lexicon mixed with the spaCy cue + n-gram textcat, both on real units; "lexical"
 from pathlib import Path
 
 from transforms.intent import real_training, training
+from transforms.intent.embedding import model_tag
 from transforms.intent.version import CODE_VERSION
 
 MODEL_KIND = "ensemble"
@@ -44,4 +45,4 @@ def version(train_path: Path | None = None, taxonomy_path: Path | None = None, k
     if kind == "lexical":
         return f"{CODE_VERSION}-{training.data_version(Path(train_path or training.DEFAULT_TRAIN), taxonomy)[:12]}"
     files = real_training.training_files(Path(train_path) if train_path else None)
-    return f"{CODE_VERSION}-{real_training.data_version(files, taxonomy)[:12]}"
+    return f"{CODE_VERSION}{model_tag()}-{real_training.data_version(files, taxonomy)[:12]}"

@@ -85,6 +85,7 @@ class NumpyMiniLM:
     """all-MiniLM-L6-v2 forward pass (mean pooling, L2-normalised) in numpy."""
 
     dim = 384
+    precision = "float32"
 
     def __init__(self, model_dir: Path | None = None, max_len: int = 256):
         from safetensors.numpy import load_file
