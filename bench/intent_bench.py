@@ -40,8 +40,10 @@ from transforms.intent.linear import fit_softmax, predict_proba  # noqa: E402
 from transforms.intent.metrics import format_report, macro_f1, report  # noqa: E402
 from transforms.intent.real_training import (  # noqa: E402
     DEFAULT_LABELLED,
+    SHIPPED_FEATURES,
     THRESHOLD_GRID,
     calibrate,
+    context_free_copies,
     decide,
     fit_lexical,
     fold_of,
@@ -55,7 +57,9 @@ from transforms.quotes import strip_reply  # noqa: E402
 CONFIGS = {
     "embed": FeatureConfig(subject_weight=0.5, cues=False, markers=False, family=False),
     "embed+cues": FeatureConfig(),
+    "embed+cues+context": SHIPPED_FEATURES,
 }
+SHIPPED = "embed+cues+context"  # the head inside the shipped ensemble
 
 
 def today_input(unit) -> str:
@@ -137,7 +141,6 @@ def main():
     fit_u = train_u + synthetic
     fit_in = [prepare(u) for u in fit_u]
     gold_fit = [u.label for u in fit_u]
-    y_fit = np.array([labels.index(g) for g in gold_fit])
     folds = np.array([fold_of(u) for u in fit_u])
     real = np.array([u.source_family != "synthetic" for u in fit_u])
     eval_in = [prepare(u) for u in eval_u]
@@ -146,14 +149,22 @@ def main():
     fam_eval = [u.source_family for u in eval_u]
     t0 = time.perf_counter()
     vocabulary = cue_vocabulary(lexicon)
-    feats = {
-        name: (
-            featurize(fit_in, cfg, lexicon, vocabulary, embedder),
+    feats, fits = {}, {}
+    for name, cfg in CONFIGS.items():
+        # the context head trains on each unit with context once more without it, as fit_units does
+        units_cfg = fit_u + context_free_copies(fit_u) if cfg.context else fit_u
+        fits[name] = (
+            np.array([labels.index(u.label) for u in units_cfg]),
+            np.array([fold_of(u) for u in units_cfg]),
+            np.array([u.source_family != "synthetic" and n < len(fit_u) for n, u in enumerate(units_cfg)]),
+            [u.label for u in units_cfg],
+        )
+        feats[name] = (
+            featurize([prepare(u) for u in units_cfg], cfg, lexicon, vocabulary, embedder),
             featurize(eval_in, cfg, lexicon, vocabulary, embedder),
             featurize(held_in, cfg, lexicon, vocabulary, embedder),
+            featurize([i._replace(context=()) for i in eval_in], cfg, lexicon, vocabulary, embedder),
         )
-        for name, cfg in CONFIGS.items()
-    }
     disk.save()
     print(
         f"features for {len(fit_in) + len(eval_in) + len(held_in)} units in {time.perf_counter() - t0:.0f} s "
@@ -177,14 +188,18 @@ def main():
     )
 
     cv_probs = {}
-    for name in CONFIGS:
-        x_fit, x_eval, x_held = feats[name]
-        l2, thr, cv = calibrate(x_fit, gold_fit, folds, labels, real)
-        if name == "embed+cues":
+    for name, cfg in CONFIGS.items():
+        x_fit, x_eval, x_held, x_bare = feats[name]
+        y_cfg, folds_cfg, scored_cfg, gold_cfg = fits[name]
+        l2, thr, cv = calibrate(x_fit, gold_cfg, folds_cfg, labels, scored_cfg)
+        if name == SHIPPED:
             l2_cues = l2
-        cv_probs[name] = out_of_fold(x_fit, y_fit, folds, len(labels), l2)
-        w, b = fit_softmax(x_fit, y_fit, len(labels), l2=l2)
+        cv_probs[name] = out_of_fold(x_fit, y_cfg, folds_cfg, len(labels), l2)[: len(fit_u)]
+        w, b = fit_softmax(x_fit, y_cfg, len(labels), l2=l2)
         p_eval, p_held = predict_proba(x_eval, w, b), predict_proba(x_held, w, b)
+        if cfg.context:
+            bare = report(gold_eval, decide(predict_proba(x_bare, w, b), labels, thr), fam_eval, labels)
+            print(f"  [{name}] eval units without their context: macro-F1 {bare.macro_f1:.3f}")
         results[name] = (
             report(gold_eval, decide(p_eval, labels, thr), fam_eval, labels),
             macro_f1([u.label for u in heldout], decide(p_held, labels, thr), labels),
@@ -212,13 +227,13 @@ def main():
 
     best = (-1.0, 0.5, 0.0)
     for wgt in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-        mix = wgt * cv_probs["embed+cues"] + (1 - wgt) * lex_oof
+        mix = wgt * cv_probs[SHIPPED] + (1 - wgt) * lex_oof
         score, thr = best_threshold(mix[real], real_gold, labels)
         if score > best[0]:
             best = (score, wgt, thr)
     cv_mix, wgt, thr_mix = best
-    mix_eval = wgt * cv_probs["embed+cues:eval"] + (1 - wgt) * lex_eval
-    mix_held = wgt * cv_probs["embed+cues:held"] + (1 - wgt) * lex_held
+    mix_eval = wgt * cv_probs[SHIPPED + ":eval"] + (1 - wgt) * lex_eval
+    mix_held = wgt * cv_probs[SHIPPED + ":held"] + (1 - wgt) * lex_held
     results["ensemble"] = (
         report(gold_eval, decide(mix_eval, labels, thr_mix), fam_eval, labels),
         macro_f1([u.label for u in heldout], decide(mix_held, labels, thr_mix), labels),
@@ -238,7 +253,7 @@ def main():
     print(
         f"\n  best on eval: {chosen}; ratio to today: {results[chosen][0].macro_f1 / max(results['today'][0].macro_f1, 1e-9):.2f}x"
     )
-    for name in ("today", "embed+cues", chosen):
+    for name in dict.fromkeys(("today", SHIPPED, "ensemble", chosen)):
         print()
         print(format_report(results[name][0], title=f"[{name}] "))
 

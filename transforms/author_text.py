@@ -234,7 +234,9 @@ def _drop_repeated_paragraphs(lines: list[str]) -> list[str]:
 _SUBJECT_PREFIX = re.compile(
     r"^\s*((re|aw|wg|fw|fwd|sv|vs|antw|回复|答复|转发)\s*(\[\d+\])?\s*[:：]\s*|"
     r"\[(github|jira|jira-?\w*|git|svn)\]\s*|\[(commented|updated|created|resolved|closed|"
-    r"reopened|assigned|work logged)\]\s*)+",
+    r"reopened|assigned|work logged)\]\s*|"
+    # a Jira comment record's title (connectors/jira): the labelled units' subject is the issue summary alone
+    r"comment on [a-z][a-z0-9_]*-\d+\s*:\s*)+",
     re.I,
 )
 

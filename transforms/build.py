@@ -14,6 +14,7 @@ from ground.records import ErrorClass, RecordFailure, SourceRecord
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS, clip_record
 from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.fingerprint import fingerprint
+from transforms.intent.context import record_context
 from transforms.intent.units import ClassifierInput, prepare_record
 from transforms.language import detect_language
 from transforms.quotes import strip_reply
@@ -29,6 +30,7 @@ class IntentPredictor(Protocol):
         threshold: float | None = None,
         subjects: Sequence[str] | None = None,
         families: Sequence[str] | None = None,
+        contexts: Sequence[Sequence[str]] | None = None,
     ) -> list[tuple[str, float]]: ...
 
 
@@ -86,6 +88,7 @@ def _derived_key(record: SourceRecord) -> Hashable:
         record.language,
         tuple(record.attachments),
         _message_ids(record),
+        record_context(record.source, record.kind, record.fields),
     )
 
 
@@ -104,7 +107,12 @@ def classifier_input(record: SourceRecord, language: str) -> ClassifierInput:
     """What intent and NER read: the author's own new text of the record, its title apart (transforms.author_text).
     The episode content keeps everything."""
     return prepare_record(
-        normalise(record.body or ""), normalise(record.title or ""), record.source, record.kind, language
+        normalise(record.body or ""),
+        normalise(record.title or ""),
+        record.source,
+        record.kind,
+        language,
+        record_context(record.source, record.kind, record.fields),
     )
 
 
@@ -201,6 +209,7 @@ def _derive(batch: list[SourceRecord], classifier: IntentPredictor, settings: Ep
         threshold=settings.intent_threshold,
         subjects=[i.subject for i in inputs],
         families=[i.family for i in inputs],
+        contexts=[i.context for i in inputs],
     )
     refs = extract_references_batch(
         [i.text for i in inputs],

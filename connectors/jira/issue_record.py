@@ -229,15 +229,45 @@ def _issue_records(
     items: list[Item] = [record]
     raw_comments = comments if comments is not None else _embedded_comments(fields)
     for index, comment in enumerate(raw_comments):
-        items.append(comment_record(comment, key, summary, url, origin.model_copy(update={"index": index}), default_tz))
+        items.append(
+            comment_record(
+                comment,
+                key,
+                summary,
+                url,
+                origin.model_copy(update={"index": index}),
+                default_tz,
+                issue={k: record_fields[k] for k in ISSUE_CONTEXT},
+            )
+        )
     return items
 
 
+# what a comment record keeps of its issue: the intent context of the comment (transforms.intent.context)
+ISSUE_CONTEXT = ("issue_type", "resolution", "resolved")
+
+
+def issue_context(fields: Any, default_tz: dt.tzinfo = dt.UTC) -> dict[str, Any]:
+    """ISSUE_CONTEXT of raw issue fields (a webhook's trimmed issue carries what it carries)."""
+    fields = fields if isinstance(fields, dict) else {}
+    return {
+        "issue_type": _name(fields.get("issuetype")),
+        "resolution": _name(fields.get("resolution")),
+        "resolved": iso(parse_time(fields.get("resolutiondate"), default_tz)),
+    }
+
+
 def comment_record(
-    comment: Any, issue_key: str, summary: str, issue_url: str | None, origin: Origin, default_tz: dt.tzinfo = dt.UTC
+    comment: Any,
+    issue_key: str,
+    summary: str,
+    issue_url: str | None,
+    origin: Origin,
+    default_tz: dt.tzinfo = dt.UTC,
+    issue: dict[str, Any] | None = None,
 ) -> Item:
     try:
-        return _comment_record(comment, issue_key, summary, issue_url, origin, default_tz)
+        return _comment_record(comment, issue_key, summary, issue_url, origin, default_tz, issue or {})
     except FieldTypeError as exc:
         return failure(origin, ErrorClass.bad_value, f"comment: {exc}", issue_key)
     except (TypeError, AttributeError, KeyError, ValueError) as exc:
@@ -250,7 +280,13 @@ def comment_record(
 
 
 def _comment_record(
-    comment: Any, issue_key: str, summary: str, issue_url: str | None, origin: Origin, default_tz: dt.tzinfo
+    comment: Any,
+    issue_key: str,
+    summary: str,
+    issue_url: str | None,
+    origin: Origin,
+    default_tz: dt.tzinfo,
+    issue: dict[str, Any],
 ) -> Item:
     if not isinstance(comment, dict):
         return failure(origin, ErrorClass.parse_error, "comment is not a JSON object", issue_key)
@@ -291,6 +327,7 @@ def _comment_record(
             "created": iso(created),
             "updated": iso(updated),
             "visibility": simplify(comment.get("visibility")) if comment.get("visibility") else None,
+            **{k: issue.get(k) for k in ISSUE_CONTEXT},
         },
         origin=origin,
     )

@@ -7,7 +7,7 @@ of mixed API dumps never stops a run and never loses an issue silently.
 from collections.abc import Iterator
 from typing import Any
 
-from connectors.jira.issue_record import Item, comment_record, failure, issue_records
+from connectors.jira.issue_record import Item, comment_record, failure, issue_context, issue_records
 from connectors.jira.people import person
 from connectors.jira.times import iso, parse_time
 from connectors.safe_json import load_json
@@ -109,7 +109,7 @@ def webhook_items(
         issue = {**issue, "fields": {**fields, "updated": iso(at), "created": fields.get("created") or iso(at)}}
     if isinstance(comment, dict) and event.startswith("comment_"):
         summary = str(fields.get("summary") or "")
-        record = comment_record(comment, issue["key"], summary, None, origin)
+        record = comment_record(comment, issue["key"], summary, None, origin, issue=issue_context(fields))
         if hasattr(record, "fields"):
             record.fields["webhook_event"] = event
         yield record

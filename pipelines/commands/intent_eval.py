@@ -42,6 +42,7 @@ def evaluate_file(
         threshold=threshold,
         subjects=[i.subject for i in inputs],
         families=[i.family for i in inputs],
+        contexts=[i.context for i in inputs],
     )
     pred = [label for label, _ in predicted]
     rep = report([u.label for u in units], pred, [u.source_family for u in units], model.labels)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from connectors.atlassian.adf import adf_to_text, is_adf  # noqa: E402
+from connectors.jira.issue_record import issue_context  # noqa: E402
+from transforms.intent.context import jira_context  # noqa: E402
 
 _KEY = re.compile(r"/issue/([A-Za-z][A-Za-z0-9_]*-\d+|\d+)(?:/|$)")
 
@@ -27,29 +29,47 @@ def issue_key_from(url):
     return match.group(1) if match else None
 
 
-def walk(node, file, out, issue_key=None, summary=None):
+def walk(node, file, out, issue_key=None, summary=None, issue=None):
+    """issue: the comment's issue as the reader keeps it on a comment record (connectors.jira.issue_record)."""
     if isinstance(node, dict):
         if isinstance(node.get("fields"), dict) and node.get("key"):
             issue_key, summary = node["key"], node["fields"].get("summary")
+            issue = issue_context(node["fields"])
             text = body_text(node["fields"].get("description"))
             if text.strip():
-                out.append(("jira_description", file, issue_key, issue_key, summary, text))
+                context = jira_context("issue", issue["issue_type"])
+                out.append(("jira_description", file, issue_key, issue_key, summary, text, context))
         elif "body" in node and "author" in node and node.get("id"):
             key = issue_key or issue_key_from(node.get("self"))
             text = body_text(node.get("body"))
             if key and text.strip():
-                out.append(("jira_comment", file, f"{key}#{node['id']}", key, summary, text))
+                issue = issue or {}
+                context = jira_context(
+                    "comment",
+                    issue.get("issue_type"),
+                    issue.get("resolution"),
+                    issue.get("resolved"),
+                    node.get("created"),
+                )
+                out.append(("jira_comment", file, f"{key}#{node['id']}", key, summary, text, context))
             return
         if isinstance(node.get("issue"), dict) and isinstance(node.get("comment"), dict):  # webhook payload
             walk(node["issue"], file, out)
             issue = node["issue"]
-            walk(node["comment"], file, out, issue.get("key"), (issue.get("fields") or {}).get("summary"))
+            walk(
+                node["comment"],
+                file,
+                out,
+                issue.get("key"),
+                (issue.get("fields") or {}).get("summary"),
+                issue_context(issue.get("fields")),
+            )
             return
         for value in node.values():
-            walk(value, file, out, issue_key, summary)
+            walk(value, file, out, issue_key, summary, issue)
     elif isinstance(node, list):
         for value in node:
-            walk(value, file, out, issue_key, summary)
+            walk(value, file, out, issue_key, summary, issue)
 
 
 def units(corpus: Path):
@@ -63,7 +83,7 @@ def units(corpus: Path):
             continue
         found = []
         walk(data, str(path.relative_to(corpus)), found)
-        for family, file, key, thread, summary, text in found:
+        for family, file, key, thread, summary, text, context in found:
             ident = (family, key, text.strip())
             if ident in seen:
                 continue
@@ -76,6 +96,7 @@ def units(corpus: Path):
                 "thread": thread,
                 "subject": summary,
                 "raw_text": text,
+                "context": list(context),
             }
 
 

@@ -34,6 +34,7 @@ KEYS = [
     "written",
     "split",
     "references",
+    "context",
 ]
 REFERENCE_KINDS = {
     "person",
@@ -114,11 +115,25 @@ def test_given_labelled_references_then_ids_are_written_in_the_text_and_dates_ar
 def test_given_the_corpus_then_the_extraction_scripts_reproduce_every_unit_text():
     corpus = _corpus_or_skip()
     dumped = {
-        (unit["source_key"], unit["corpus_file"], unit["raw_text"])
+        (unit["source_key"], unit["corpus_file"], unit["raw_text"], tuple(unit.get("context", ())))
         for module in (_script("extract_jira"), _script("extract_confluence"))
         for unit in module.units(corpus)
     }
     missing = [
-        row["uid"] for row in _all_rows() if (row["source_key"], row["corpus_file"], row["raw_text"]) not in dumped
+        row["uid"]
+        for row in _all_rows()
+        if (row["source_key"], row["corpus_file"], row["raw_text"], tuple(row["context"])) not in dumped
     ]
     assert missing == []
+
+
+def test_given_the_jira_units_then_their_context_is_what_the_issue_says():
+    rows = {row["uid"]: row for family in ("jira_description", "jira_comment") for row in _rows(family)}
+    # AC-1216 is a Bug resolved as Invalid at 17:33:40; its comments were written at 06:09:03 and at 17:33:40
+    ac1216 = "jira_comment:jira/tidev_appcelerator_jira/dev_batch_AC150/AC-1216.json#AC-1216#"
+    assert rows[ac1216 + "342513"]["context"] == ["on:bug"]
+    assert rows[ac1216 + "342560"]["context"] == ["on:bug", "resolving:declined"]
+    bugs = [r for r in rows.values() if r["source_family"] == "jira_description" and r["context"] == ["issue:bug"]]
+    resolving = [r for r in rows.values() if "resolving:declined" in r["context"]]
+    assert len(bugs) >= 100 and len(resolving) >= 40
+    assert all(r["context"][0].startswith("on:") for r in resolving)

@@ -55,11 +55,12 @@ class IntentClassifier:
         threshold: float | None = 0.5,
         subjects: Sequence[str] | None = None,
         families: Sequence[str] | None = None,
+        contexts: Sequence[Sequence[str]] | None = None,
     ) -> list[tuple[str, float]]:
         """(label, confidence) per text; a top score below `threshold` becomes ("other", score).
 
         Blank or non-text input gives ("other", 0.0): nothing to classify is not an error. A blank text with a
-        subject is classified by its subject (the weaker input); families are not used by this model.
+        subject is classified by its subject (the weaker input); families and contexts are not used by this model.
         """
         threshold = 0.5 if threshold is None else threshold
         texts = list(texts)

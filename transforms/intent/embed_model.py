@@ -14,6 +14,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from transforms.author_text import MARKERS
+from transforms.intent.context import TOKENS as CONTEXT_TOKENS
 from transforms.intent.data import OTHER
 from transforms.intent.embedding import DIM, IntentEmbedder, shared_embedder
 from transforms.intent.lexicon import Lexicon
@@ -34,6 +35,8 @@ class FeatureConfig(BaseModel):
     markers: bool = True
     family: bool = True
     cue_scale: float = 0.5
+    context: bool = False  # the record's context tokens (transforms.intent.context); off in models saved before them
+    context_scale: float = 0.5
 
 
 def cue_vocabulary(lexicon: Lexicon) -> list[str]:
@@ -75,6 +78,13 @@ def featurize(
         for row, item in enumerate(inputs):
             fam[row, FAMILY_SLOTS.index(item.family) if item.family in FAMILY_SLOTS else -1] = 0.5
         blocks.append(fam)
+    if config.context:
+        ctx = np.zeros((len(inputs), len(CONTEXT_TOKENS)), dtype=np.float32)
+        for row, item in enumerate(inputs):
+            for token in item.context:
+                if token in CONTEXT_TOKENS:
+                    ctx[row, CONTEXT_TOKENS.index(token)] = config.context_scale
+        blocks.append(ctx)
     return np.hstack(blocks).astype(np.float32)
 
 
@@ -151,8 +161,9 @@ class EmbedIntentClassifier:
         threshold: float | None = None,
         subjects: Sequence[str] | None = None,
         families: Sequence[str] | None = None,
+        contexts: Sequence[Sequence[str]] | None = None,
     ):
-        return self.predict_inputs(classifier_inputs(texts, languages, subjects, families), threshold)
+        return self.predict_inputs(classifier_inputs(texts, languages, subjects, families, contexts), threshold)
 
     def save(self, out_dir: Path) -> Path:
         out_dir = Path(out_dir)

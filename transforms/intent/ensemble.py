@@ -17,9 +17,9 @@ from transforms.intent.data import OTHER
 from transforms.intent.embed_model import EmbedIntentClassifier
 from transforms.intent.units import ClassifierInput, classifier_inputs
 
-WEIGHT = 0.6  # share of the embedding head (bench/intent_bench.py, CV on train)
+WEIGHT = 0.5  # share of the embedding head (bench/intent_bench.py, CV on train)
 EMBED_L2 = 1e-4  # L2 of the embedding head (same CV)
-THRESHOLD = 0.30  # top probability below this -> other (same CV)
+THRESHOLD = 0.25  # top probability below this -> other (same CV)
 META = "ensemble.json"
 
 
@@ -65,8 +65,9 @@ class EnsembleIntentClassifier:
         threshold: float | None = None,
         subjects: Sequence[str] | None = None,
         families: Sequence[str] | None = None,
+        contexts: Sequence[Sequence[str]] | None = None,
     ):
-        return self.predict_inputs(classifier_inputs(texts, languages, subjects, families), threshold)
+        return self.predict_inputs(classifier_inputs(texts, languages, subjects, families, contexts), threshold)
 
     def save(self, out_dir: Path) -> Path:
         out_dir = Path(out_dir)

@@ -45,6 +45,7 @@ class LabelledUnit(BaseModel):
     written: bool = False
     split: Literal["train", "eval"] = "train"
     references: dict[str, list[str]] | None = None
+    context: list[str] = []  # what the record's fields say (transforms.intent.context), e.g. ["issue:bug"]
 
     @model_validator(mode="after")
     def _has_text(self) -> "LabelledUnit":
@@ -58,6 +59,7 @@ class ClassifierInput(NamedTuple):
     subject: str  # the weaker second input
     family: str
     lang: str
+    context: tuple[str, ...] = ()  # transforms.intent.context tokens of the record
 
 
 def family_of(source: str, kind: str) -> str:
@@ -77,9 +79,9 @@ def family_of(source: str, kind: str) -> str:
 def prepare(unit: LabelledUnit) -> ClassifierInput:
     lang = normalise_lang(unit.lang)
     if unit.raw_text is None:
-        return ClassifierInput(unit.text or "", "", unit.source_family, lang)
+        return ClassifierInput(unit.text or "", "", unit.source_family, lang, tuple(unit.context))
     prepared = author_text(unit.raw_text, unit.subject, kind=_FAMILY_KIND.get(unit.source_family, "note"))
-    return ClassifierInput(prepared.text, prepared.subject, unit.source_family, lang)
+    return ClassifierInput(prepared.text, prepared.subject, unit.source_family, lang, tuple(unit.context))
 
 
 # CRM records whose body is prose an author wrote; the others (account, opportunity, ...) are field summaries that
@@ -87,12 +89,16 @@ def prepare(unit: LabelledUnit) -> ClassifierInput:
 CRM_PROSE_KINDS = frozenset({"email", "task", "event", "case", "note"})
 
 
-def prepare_record(body: str, subject: str | None, source: str, kind: str, lang: str) -> ClassifierInput:
+def prepare_record(
+    body: str, subject: str | None, source: str, kind: str, lang: str, context: Sequence[str] = ()
+) -> ClassifierInput:
     family = family_of(source, kind)
     if family == "crm" and (kind or "").lower() not in CRM_PROSE_KINDS:
-        return ClassifierInput((body or "").strip(), (subject or "").strip(), family, normalise_lang(lang))
+        return ClassifierInput(
+            (body or "").strip(), (subject or "").strip(), family, normalise_lang(lang), tuple(context)
+        )
     prepared = author_text(body, subject, kind=kind)
-    return ClassifierInput(prepared.text, prepared.subject, family, normalise_lang(lang))
+    return ClassifierInput(prepared.text, prepared.subject, family, normalise_lang(lang), tuple(context))
 
 
 def load_units(paths: Iterable[Path], taxonomy: Taxonomy | None = None) -> list[LabelledUnit]:
@@ -156,9 +162,10 @@ def classifier_inputs(
     languages: Sequence[str] | None = None,
     subjects: Sequence[str] | None = None,
     families: Sequence[str] | None = None,
+    contexts: Sequence[Sequence[str]] | None = None,
 ) -> list[ClassifierInput]:
-    """The classifiers' `predict(texts, ...)` arguments as inputs (no subject, the synthetic family, detected language
-    when a field is not given)."""
+    """The classifiers' `predict(texts, ...)` arguments as inputs (no subject, the synthetic family, detected language,
+    no context when a field is not given)."""
     from transforms.intent.features import detect_language
 
     texts = [t if isinstance(t, str) else "" for t in texts]
@@ -168,6 +175,7 @@ def classifier_inputs(
             subjects[i] if subjects else "",
             families[i] if families else SYNTHETIC,
             normalise_lang(languages[i] if languages and languages[i] else detect_language(t)),
+            tuple(contexts[i]) if contexts else (),
         )
         for i, t in enumerate(texts)
     ]
