@@ -6,8 +6,11 @@ thread-grouped 5-fold cross-validation on train, never on eval):
   today      the shipped intent-2 model (spaCy cue + n-gram textcat, synthetic data) on today's input
   lexical    the same pipeline retrained on real train (+ synthetic), reading the author text
   embed      linear head over MiniLM(author text) + 0.5 MiniLM(subject)
-  embed+cues embed + cue-lexicon concepts + block markers + source family   (the shipped model, transforms/intent/shipped.py)
-  ensemble   mean of lexical and embed+cues probabilities (weight by CV)
+  embed+cues embed + cue-lexicon concepts + block markers + source family
+  embed+cues+context  embed+cues + the record's context (transforms/intent/context.py), trained with and without it;
+             also printed on the eval units stripped of their context
+  ensemble   mean of lexical and embed+cues+context probabilities (weight by CV; the shipped model,
+             transforms/intent/shipped.py)
 Pinned to one core. Prints figures; asserts nothing.
 """
 
