@@ -176,6 +176,7 @@ def _issue_records(
         for role, p in (("reporter", reporter), ("assignee", assignee), ("creator", creator))
         if p
     ]
+    context = issue_context(fields, default_tz)
     record_fields: dict[str, Any] = {
         "format": export_format,
         "issue_id": _str(issue.get("id")),
@@ -183,11 +184,11 @@ def _issue_records(
         "project": _name(fields.get("project"))
         if not isinstance(fields.get("project"), dict)
         else _str(fields["project"].get("key")) or _name(fields["project"]),
-        "issue_type": _name(fields.get("issuetype")),
+        "issue_type": context["issue_type"],
         "summary": summary,
         "status": _name(fields.get("status")),
         "priority": _name(fields.get("priority")),
-        "resolution": _name(fields.get("resolution")),
+        "resolution": context["resolution"],
         "assignee": assignee,
         "reporter": reporter,
         "creator": creator,
@@ -198,7 +199,7 @@ def _issue_records(
         "due_date": _str(fields.get("duedate")),
         "created": iso(created),
         "updated": iso(updated),
-        "resolved": iso(parse_time(fields.get("resolutiondate"), default_tz)),
+        "resolved": context["resolved"],
         "parent": _str(parent.get("key")) if parent else None,
         "epic": _epic_key(fields, names),
         "links": links,
@@ -231,13 +232,7 @@ def _issue_records(
     for index, comment in enumerate(raw_comments):
         items.append(
             comment_record(
-                comment,
-                key,
-                summary,
-                url,
-                origin.model_copy(update={"index": index}),
-                default_tz,
-                issue={k: record_fields[k] for k in ISSUE_CONTEXT},
+                comment, key, summary, url, origin.model_copy(update={"index": index}), default_tz, issue=context
             )
         )
     return items
@@ -248,7 +243,8 @@ ISSUE_CONTEXT = ("issue_type", "resolution", "resolved")
 
 
 def issue_context(fields: Any, default_tz: dt.tzinfo = dt.UTC) -> dict[str, Any]:
-    """ISSUE_CONTEXT of raw issue fields (a webhook's trimmed issue carries what it carries)."""
+    """ISSUE_CONTEXT of raw issue fields: the issue record's own values, and what each of its comment records keeps
+    (a webhook's trimmed issue carries what it carries)."""
     fields = fields if isinstance(fields, dict) else {}
     return {
         "issue_type": _name(fields.get("issuetype")),

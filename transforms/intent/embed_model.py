@@ -25,6 +25,7 @@ WEIGHTS = "weights.npz"
 META = "meta.json"
 LEXICON = "cues.json"
 FAMILY_SLOTS = (*FAMILIES, SYNTHETIC)
+CONTEXT_COLUMN = {token: k for k, token in enumerate(CONTEXT_TOKENS)}
 
 
 class FeatureConfig(BaseModel):
@@ -36,7 +37,7 @@ class FeatureConfig(BaseModel):
     family: bool = True
     cue_scale: float = 0.5
     context: bool = False  # the record's context tokens (transforms.intent.context); off in models saved before them
-    context_scale: float = 0.5
+    context_scale: float = 1.0
 
 
 def cue_vocabulary(lexicon: Lexicon) -> list[str]:
@@ -82,8 +83,8 @@ def featurize(
         ctx = np.zeros((len(inputs), len(CONTEXT_TOKENS)), dtype=np.float32)
         for row, item in enumerate(inputs):
             for token in item.context:
-                if token in CONTEXT_TOKENS:
-                    ctx[row, CONTEXT_TOKENS.index(token)] = config.context_scale
+                if token in CONTEXT_COLUMN:
+                    ctx[row, CONTEXT_COLUMN[token]] = config.context_scale
         blocks.append(ctx)
     return np.hstack(blocks).astype(np.float32)
 

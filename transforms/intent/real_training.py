@@ -28,7 +28,7 @@ from transforms.intent.version import CODE_VERSION
 DEFAULT_LABELLED = DATA_DIR / "labelled"
 # The shipped head's inputs: text + subject vectors, cues, markers, family and the record's context (bench/intent_bench.py:
 # context lifts CV macro-F1 0.615 -> 0.630 and eval 0.649 -> 0.665 on the real units, 0.660 when eval units carry none)
-SHIPPED_FEATURES = FeatureConfig(context=True, context_scale=1.0)
+SHIPPED_FEATURES = FeatureConfig(context=True)
 USE_SYNTHETIC = True  # the synthetic phrasings as extra training rows (bench: CV on train)
 L2_GRID = (1e-4, 3e-4, 1e-3, 3e-3)
 THRESHOLD_GRID = tuple(round(0.05 * k, 2) for k in range(0, 13))

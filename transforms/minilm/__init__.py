@@ -11,9 +11,9 @@ from ground.errors import ConfigError
 RUNTIMES = ("onnx", "numpy")
 
 
-def selected_runtime() -> str:
-    """GRAPHFEED_MINILM_RUNTIME (default onnx), checked."""
-    runtime = os.environ.get("GRAPHFEED_MINILM_RUNTIME", "onnx")
+def selected_runtime(runtime: str | None = None) -> str:
+    """The given runtime, else GRAPHFEED_MINILM_RUNTIME (default onnx); checked."""
+    runtime = runtime or os.environ.get("GRAPHFEED_MINILM_RUNTIME", "onnx")
     if runtime not in RUNTIMES:
         raise ConfigError(f"GRAPHFEED_MINILM_RUNTIME={runtime!r}: use one of {', '.join(RUNTIMES)}")
     return runtime
@@ -28,9 +28,7 @@ def shared_minilm(runtime: str | None = None, max_len: int = 256, int8: bool = F
     the numpy pass stays float32) quantizes the dense weights: ~2x faster, vectors at cosine ~0.99 to float32 — for
     features the process trains on itself (intent), never for vectors stored in the graph.
     """
-    runtime = runtime or selected_runtime()
-    if runtime not in RUNTIMES:
-        raise ConfigError(f"GRAPHFEED_MINILM_RUNTIME={runtime!r}: use one of {', '.join(RUNTIMES)}")
+    runtime = selected_runtime(runtime)
     return _load_minilm(runtime, max_len, int8 and runtime == "onnx")
 
 
