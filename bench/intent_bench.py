@@ -138,7 +138,7 @@ def main():
     print(f"eval by family: {fam_counts}")
 
     disk = DiskCache(args.cache)
-    reference = shared_minilm(max_len=embedding.MAX_TOKENS, int8=False) if args.float32 else None
+    reference = shared_minilm(max_len=embedding.MAX_TOKENS, int8=False, taps=embedding.TAPS) if args.float32 else None
     embedder = IntentEmbedder(reference, disk=disk)
     print(f"MiniLM weights: {embedder.precision}")
     fit_u = train_u + synthetic

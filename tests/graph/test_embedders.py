@@ -142,6 +142,8 @@ def test_given_the_runtime_then_intent_features_use_int8_on_onnx_and_float32_on_
     assert IntentEmbedder().precision == "float32"
     # a cached float32 vector is never served for int8 or the other way round
     assert text_key("Can you confirm?", "int8") != text_key("Can you confirm?", "float32")
+    # nor one with other tapped layers
+    assert text_key("Can you confirm?", "int8", (4,)) != text_key("Can you confirm?", "int8", ())
 
 
 def test_given_float32_features_then_the_intent_model_is_versioned_apart(monkeypatch):
@@ -152,3 +154,30 @@ def test_given_float32_features_then_the_intent_model_is_versioned_apart(monkeyp
     float32_version = shipped.version()
     # a head fitted on int8 vectors is never loaded for float32 ones, and the episodes' code version moves
     assert float32_version != int8_version and "-float32-" in float32_version
+
+
+def test_given_a_tapped_layer_then_its_mean_pooled_states_follow_the_unchanged_sentence_vector(onnx_model):
+    # given the intent features' model: the sentence vector plus layer 4's own, on both runtimes
+    tapped_numpy = NumpyMiniLM(max_len=128, taps=(4,))
+    tapped_onnx = shared_minilm("onnx", max_len=128, taps=(4,))
+    # and a four-layer model, whose sentence vector is by definition layer 4's mean-pooled states
+    four_layers = NumpyMiniLM(max_len=128)
+    four_layers.nl = 4
+    # when they embed varied texts
+    got_numpy, got_onnx = tapped_numpy.encode(VARIED), tapped_onnx.encode(VARIED)
+    # then the first 384 dimensions are the untapped vector, the next 384 layer 4's, each unit length
+    assert got_numpy.shape == got_onnx.shape == (len(VARIED), 768) and tapped_onnx.dim == 768
+    assert np.abs(got_onnx[:, :384] - shared_minilm("onnx", max_len=128).encode(VARIED)).max() < 1e-5
+    assert np.abs(got_numpy[:, 384:] - four_layers.encode(VARIED)).max() < 1e-5
+    assert np.allclose(np.linalg.norm(got_onnx[:, 384:], axis=1), 1.0, atol=1e-5)
+    # and both runtimes agree to float32 rounding
+    assert np.abs(got_numpy - got_onnx).max() < 1e-4
+    # and the graph's embedder is untouched by taps
+    assert onnx_model.dim == 384 and onnx_model.taps == ()
+
+
+def test_given_taps_outside_the_model_then_a_clear_error():
+    with pytest.raises(ConfigError, match="taps"):
+        NumpyMiniLM(taps=(6,))
+    with pytest.raises(ConfigError, match="taps"):
+        NumpyMiniLM(taps=(2, 2))

@@ -17,7 +17,7 @@ from transforms.intent.data import OTHER
 from transforms.intent.embed_model import EmbedIntentClassifier
 from transforms.intent.units import ClassifierInput, classifier_inputs
 
-WEIGHT = 0.5  # share of the embedding head (bench/intent_bench.py, CV on train)
+WEIGHT = 0.7  # share of the embedding head (bench/intent_bench.py, CV on train)
 EMBED_L2 = 1e-4  # L2 of the embedding head (same CV)
 THRESHOLD = 0.25  # top probability below this -> other (same CV)
 META = "ensemble.json"

@@ -19,25 +19,28 @@ def selected_runtime(runtime: str | None = None) -> str:
     return runtime
 
 
-def shared_minilm(runtime: str | None = None, max_len: int = 256, int8: bool = False) -> Any:
+def shared_minilm(
+    runtime: str | None = None, max_len: int = 256, int8: bool = False, taps: tuple[int, ...] = ()
+) -> Any:
     """One model per process, runtime, length and precision (~90 MB of weights): ONNX Runtime by default, numpy as the
     reference.
 
     Both float32 runtimes give the same vectors (float32 rounding, pinned by tests/graph/test_embedders.py), hence one
     embedder name. GRAPHFEED_MINILM_RUNTIME=numpy selects the numpy pass (no onnxruntime needed). `int8` (ONNX only;
     the numpy pass stays float32) quantizes the dense weights: ~2x faster, vectors at cosine ~0.99 to float32 — for
-    features the process trains on itself (intent), never for vectors stored in the graph.
+    features the process trains on itself (intent), never for vectors stored in the graph. `taps` appends the
+    mean-pooled states of those layers (1-based) to each vector, again for intent features only.
     """
     runtime = selected_runtime(runtime)
-    return _load_minilm(runtime, max_len, int8 and runtime == "onnx")
+    return _load_minilm(runtime, max_len, int8 and runtime == "onnx", tuple(taps))
 
 
 @functools.lru_cache(maxsize=4)
-def _load_minilm(runtime: str, max_len: int, int8: bool) -> Any:
+def _load_minilm(runtime: str, max_len: int, int8: bool, taps: tuple[int, ...]) -> Any:
     if runtime == "onnx":
         from transforms.minilm.onnx_pass import OnnxMiniLM
 
-        return OnnxMiniLM(max_len=max_len, int8=int8)
+        return OnnxMiniLM(max_len=max_len, int8=int8, taps=taps)
     from transforms.minilm.numpy_pass import NumpyMiniLM
 
-    return NumpyMiniLM(max_len=max_len)
+    return NumpyMiniLM(max_len=max_len, taps=taps)

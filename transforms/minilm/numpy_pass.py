@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from transforms.minilm.weights import check_taps
 from transforms.minilm.weights import model_dir as _model_dir
 
 
@@ -87,13 +88,15 @@ class NumpyMiniLM:
     dim = 384
     precision = "float32"
 
-    def __init__(self, model_dir: Path | None = None, max_len: int = 256):
+    def __init__(self, model_dir: Path | None = None, max_len: int = 256, taps: tuple[int, ...] = ()):
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         d = Path(model_dir) if model_dir else _model_dir()
         cfg = json.loads((d / "config.json").read_text())
         self.h, self.nh, self.nl = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"]
+        self.taps = check_taps(taps, self.nl)
+        self.dim = self.h * (1 + len(self.taps))
         self.w = load_file(str(d / "model.safetensors"))
         self.tok = Tokenizer.from_file(str(d / "tokenizer.json"))
         self.tok.enable_truncation(max_len)
@@ -121,6 +124,7 @@ class NumpyMiniLM:
         x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
         hd = self.h // self.nh
         bias = (1.0 - mask)[:, None, None, :] * -1e9
+        tapped: dict[int, np.ndarray] = {}
         for i in range(self.nl):
             p = f"encoder.layer.{i}."
 
@@ -146,5 +150,13 @@ class NumpyMiniLM:
                 w[p + "output.LayerNorm.weight"],
                 w[p + "output.LayerNorm.bias"],
             )
-        emb = (x * mask[..., None]).sum(1) / np.clip(mask.sum(1, keepdims=True), 1e-9, None)
-        return emb / np.linalg.norm(emb, axis=1, keepdims=True)
+            if i + 1 in self.taps:
+                tapped[i + 1] = _pooled(x, mask)
+        emb = _pooled(x, mask)
+        return np.hstack([emb, *(tapped[t] for t in self.taps)]) if self.taps else emb
+
+
+def _pooled(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean over real tokens, L2-normalised."""
+    emb = (x * mask[..., None]).sum(1) / np.clip(mask.sum(1, keepdims=True), 1e-9, None)
+    return emb / np.linalg.norm(emb, axis=1, keepdims=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from transforms.minilm.weights import check_taps
 from transforms.minilm.weights import model_dir as weights_dir
 
 OPSET = 17  # LayerNormalization is in the default domain from 17; ReduceL2 still takes axes as an attribute
@@ -42,8 +43,9 @@ class _Graph:
         return out
 
 
-def build_model(weights: dict[str, np.ndarray], hidden: int, heads: int, layers: int):
-    """ONNX ModelProto: input_ids, attention_mask (int64, [batch, tokens]) -> embeddings (float32, [batch, hidden])."""
+def build_model(weights: dict[str, np.ndarray], hidden: int, heads: int, layers: int, taps: tuple[int, ...] = ()):
+    """ONNX ModelProto: input_ids, attention_mask (int64, [batch, tokens]) -> embeddings (float32, [batch, hidden]);
+    with taps, [batch, hidden * (1 + len(taps))]: the sentence vector, then each tapped layer's own."""
     from onnx import TensorProto, helper
 
     g = _Graph()
@@ -81,6 +83,16 @@ def build_model(weights: dict[str, np.ndarray], hidden: int, heads: int, layers:
     split_heads = g.const("split_heads", np.array([0, 0, heads, hd], np.int64))
     merge_heads = g.const("merge_heads", np.array([0, 0, hidden], np.int64))
     scale = g.const("scale", np.array(1.0 / math.sqrt(hd), f32))
+    m3 = g.op("Unsqueeze", maskf, g.const("axis2", np.array([2], np.int64)))
+    axis1 = g.const("axis1", np.array([1], np.int64))
+    count = g.op("Max", g.op("ReduceSum", m3, axis1, keepdims=0), g.const("tiny", np.array(1e-9, f32)))
+
+    def pooled(states: str) -> str:
+        """Mean over real tokens, L2-normalised."""
+        emb = g.op("Div", g.op("ReduceSum", g.op("Mul", states, m3), axis1, keepdims=0), count)
+        return g.op("Div", emb, g.op("ReduceL2", emb, axes=[-1], keepdims=1))
+
+    tapped: dict[int, str] = {}
     for i in range(layers):
         p = f"encoder.layer.{i}."
         q, k, v = (g.op("Reshape", lin(x, p + f"attention.self.{n}"), split_heads) for n in ("query", "key", "value"))
@@ -103,15 +115,13 @@ def build_model(weights: dict[str, np.ndarray], hidden: int, heads: int, layers:
             ),
         )
         x = norm(g.op("Add", lin(h, p + "output.dense"), x), p + "output.LayerNorm")
-    # mean pooling over real tokens, then L2 normalisation
-    m3 = g.op("Unsqueeze", maskf, g.const("axis2", np.array([2], np.int64)))
-    axis1 = g.const("axis1", np.array([1], np.int64))
-    total = g.op("ReduceSum", g.op("Mul", x, m3), axis1, keepdims=0)
-    count = g.op("Max", g.op("ReduceSum", m3, axis1, keepdims=0), g.const("tiny", np.array(1e-9, f32)))
-    emb = g.op("Div", total, count)
-    out = g.op("Div", emb, g.op("ReduceL2", emb, axes=[-1], keepdims=1))
+        if i + 1 in taps:
+            tapped[i + 1] = pooled(x)
+    # mean pooling over real tokens, then L2 normalisation (then the tapped layers' vectors, if any)
+    pooled(x)
+    if taps:
+        g.op("Concat", g.nodes[-1].output[0], *(tapped[t] for t in taps), axis=-1)
     g.nodes[-1].output[0] = "embeddings"
-    del out
     graph = helper.make_graph(
         g.nodes,
         "all_minilm_l6_v2",
@@ -119,7 +129,7 @@ def build_model(weights: dict[str, np.ndarray], hidden: int, heads: int, layers:
             helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "tokens"]),
             helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "tokens"]),
         ],
-        [helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", hidden])],
+        [helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", hidden * (1 + len(taps))])],
         initializer=g.inits,
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="graphfeed")
@@ -159,7 +169,14 @@ class OnnxMiniLM:
 
     dim = 384
 
-    def __init__(self, model_dir: Path | None = None, max_len: int = 256, threads: int = 0, int8: bool = False):
+    def __init__(
+        self,
+        model_dir: Path | None = None,
+        max_len: int = 256,
+        threads: int = 0,
+        int8: bool = False,
+        taps: tuple[int, ...] = (),
+    ):
         import onnxruntime as ort
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
@@ -171,7 +188,10 @@ class OnnxMiniLM:
             cfg["hidden_size"],
             cfg["num_attention_heads"],
             cfg["num_hidden_layers"],
+            check_taps(taps, cfg["num_hidden_layers"]),
         )
+        self.taps = tuple(taps)
+        self.dim = cfg["hidden_size"] * (1 + len(taps))
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads  # 0 = ORT's default (one per core)
         opts.inter_op_num_threads = 1
