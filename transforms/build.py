@@ -17,6 +17,7 @@ from transforms.fingerprint import fingerprint
 from transforms.intent.context import record_context
 from transforms.intent.units import ClassifierInput, prepare_record
 from transforms.language import detect_language
+from transforms.ner import Entity
 from transforms.quotes import strip_reply
 from transforms.references import Reference, ReferenceConfig, extract_references_batch
 from transforms.text import normalise
@@ -59,12 +60,15 @@ class _Derived(NamedTuple):
 
 
 class _DerivedCache(dict[Hashable, _Derived]):
-    """Derived values by input key, oldest dropped first once over DERIVED_CACHE entries or DERIVED_CACHE_CHARS."""
+    """Derived values by input key, oldest dropped first once over DERIVED_CACHE entries or DERIVED_CACHE_CHARS.
+    `entities` keeps NER results by NER text under the same bounds: records with different keys often share their
+    author text (the same reply under another subject or archive)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.chars = 0
         self.sizes: dict[Hashable, int] = {}
+        self.entities: dict[str, list[Entity]] = {}
 
     def add(self, key: Hashable, record: SourceRecord, derived: _Derived) -> None:
         self[key] = derived
@@ -76,6 +80,11 @@ class _DerivedCache(dict[Hashable, _Derived]):
             key = next(iter(self))
             del self[key]
             self.chars -= self.sizes.pop(key)
+        chars = sum(map(len, self.entities))
+        while self.entities and (len(self.entities) > DERIVED_CACHE or chars > DERIVED_CACHE_CHARS):
+            text = next(iter(self.entities))
+            chars -= len(text)
+            del self.entities[text]
 
 
 def _derived_key(record: SourceRecord) -> Hashable:
@@ -170,7 +179,9 @@ def _build_batch(
         if key not in cache:
             missing.setdefault(key, record)
     if missing:
-        for (key, record), derived in zip(missing.items(), _derive(list(missing.values()), classifier, settings)):
+        for (key, record), derived in zip(
+            missing.items(), _derive(list(missing.values()), classifier, settings, cache.entities)
+        ):
             cache.add(key, record, derived)
     episodes = []
     for key, (record, notes) in zip(keys, clipped):
@@ -198,7 +209,12 @@ def _build_batch(
     return episodes
 
 
-def _derive(batch: list[SourceRecord], classifier: IntentPredictor, settings: EpisodeSettings) -> list[_Derived]:
+def _derive(
+    batch: list[SourceRecord],
+    classifier: IntentPredictor,
+    settings: EpisodeSettings,
+    known_entities: dict[str, list[Entity]] | None = None,
+) -> list[_Derived]:
     """Content, language, intent and references of each (clipped) record, batched for the classifier and NER."""
     contents = [record_text(r) for r in batch]
     languages = [r.language or detect_language(c) for r, c in zip(batch, contents)]
@@ -217,6 +233,7 @@ def _derive(batch: list[SourceRecord], classifier: IntentPredictor, settings: Ep
         attachments=[r.attachments for r in batch],
         message_ids=[list(_message_ids(r)) for r in batch],
         config=settings.references,
+        known_entities=known_entities,
     )
     return [
         _Derived(content, language, intent, confidence, references)

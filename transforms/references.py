@@ -27,7 +27,7 @@ reference_ids.py (URLs, Message-IDs, addresses, file names) and reference_values
 import bisect
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from typing import NamedTuple
 
 from ground.identity import salesforce_id18, salesforce_ref_id
@@ -338,8 +338,10 @@ def extract_references_batch(
     message_ids: Sequence[Sequence[str]] | None = None,
     config: ReferenceConfig = _DEFAULT_CONFIG,
     reference_dates: Sequence[dt.date | None] | None = None,
+    known_entities: MutableMapping[str, list[ner.Entity]] | None = None,
 ) -> list[list[Reference]]:
-    """`extract_references` for many texts; English NER runs through nlp.pipe. Result i belongs to texts[i]."""
+    """`extract_references` for many texts; English NER runs through nlp.pipe. Result i belongs to texts[i].
+    `known_entities` keeps NER results by text across calls (ner.entities_batch)."""
     if len(languages) != len(texts):
         raise ValueError("texts and languages must have the same length")
     texts = [t or "" for t in texts]
@@ -358,7 +360,7 @@ def extract_references_batch(
     if config.ner:
         english = [i for i, (t, lang) in enumerate(zip(texts, languages)) if lang == "en" and t.strip()]
         views = (reference_names.ner_view(texts[i], rules[i].spans.starts, rules[i].spans.ends) for i in english)
-        for i, found in zip(english, ner.entities_batch(views)):
+        for i, found in zip(english, ner.entities_batch(views, known_entities)):
             entities[i] = found
     return [
         _assemble(

@@ -14,6 +14,7 @@ from email.headerregistry import HeaderRegistry
 from email.message import EmailMessage, Message
 from email.utils import getaddresses
 
+from connectors.email.unstructured import LONG, unstructured_text
 from ground.records import Attachment
 from transforms.html_text import html_to_text
 
@@ -53,8 +54,14 @@ def header_text(msg: Message, name: str) -> str | None:
     raw = raw_header(msg, name)
     if raw is None:
         return None
-    if raw.isascii() and "=?" not in raw and name.lower() not in _STRUCTURED:
-        return " ".join(raw.split())
+    if name.lower() not in _STRUCTURED:
+        if raw.isascii() and "=?" not in raw:
+            return " ".join(raw.split())
+        if len(raw) > LONG:  # the stdlib parse is quadratic in the length: same text, parsed in pieces
+            try:
+                return unescape_bytes(" ".join(unstructured_text(raw).split()))
+            except Exception:  # noqa: BLE001 - the usual path below decides
+                pass
     try:
         value = msg[name]
         if value is not None:

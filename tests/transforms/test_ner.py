@@ -41,3 +41,25 @@ def test_length_sorted_batches_return_entities_in_input_order():
     # then each text gets its own entities, in input order
     assert got == [ner.entities(t) for t in texts]
     assert {e.text for e in got[1]} == {"Dana Whitfield"}
+
+
+def test_repeated_texts_are_read_once_and_known_results_are_reused(monkeypatch):
+    # given texts with a repeat, and a mapping that already knows one text's entities
+    texts = ["Dana Whitfield called.", "Tom Berger joined Globex.", "Dana Whitfield called."]
+    expected = [ner.entities(t) for t in texts]
+    known = {"Priya Nair met Initech.": [ner.Entity("PERSON", "Priya Nair", 0, 10)]}
+    piped: list[str] = []
+    nlp = ner.load()
+    original = nlp.pipe
+
+    def counting_pipe(group, **kwargs):
+        piped.extend(group)
+        return original(group, **kwargs)
+
+    monkeypatch.setattr(nlp, "pipe", counting_pipe)
+    # when they are read in one batch, with the known text among them
+    got = ner.entities_batch([*texts, "Priya Nair met Initech."], known)
+    # then each distinct unknown text went through NER once, the known one not at all, and results are per input
+    assert sorted(piped) == ["Dana Whitfield called.", "Tom Berger joined Globex."]
+    assert got == [*expected, [ner.Entity("PERSON", "Priya Nair", 0, 10)]]
+    assert known["Tom Berger joined Globex."] == expected[1]
