@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 # The sentence vector plus layer 4's mean-pooled states, from the same forward pass: the earlier layer keeps the
-# wording the last one smooths away (bench/intent_bench.py, CV on train: ensemble macro-F1 0.640 -> 0.666)
+# wording the last one smooths away (bench/intent_bench.py, CV on train: ensemble macro-F1 0.641 -> 0.664; docs/intent.md)
 TAPS = (4,)
 DIM = 384 * (1 + len(TAPS))
 MAX_TOKENS = 128  # intent sits in the first lines; 128 word pieces cost ~half of 256 (bench/intent_bench.py)

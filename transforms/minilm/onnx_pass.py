@@ -118,9 +118,10 @@ def build_model(weights: dict[str, np.ndarray], hidden: int, heads: int, layers:
         if i + 1 in taps:
             tapped[i + 1] = pooled(x)
     # mean pooling over real tokens, then L2 normalisation (then the tapped layers' vectors, if any)
-    pooled(x)
+    last = pooled(x)
     if taps:
-        g.op("Concat", g.nodes[-1].output[0], *(tapped[t] for t in taps), axis=-1)
+        last = g.op("Concat", last, *(tapped[t] for t in taps), axis=-1)
+    assert g.nodes[-1].output[0] == last
     g.nodes[-1].output[0] = "embeddings"
     graph = helper.make_graph(
         g.nodes,
