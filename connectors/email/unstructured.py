@@ -5,7 +5,7 @@ keeps each copy in its parse tree, so time and memory grow with the square of th
 Subject of 3,470 encoded words (a hostile corpus message) took 0.5 s, a third of all reading time of the e-mail
 corpus. A long value is therefore parsed in pieces cut where the stdlib parser ends a token anyway (after "?=",
 before a space or tab), and the pieces' text is joined; the one rule that looks across a cut (the whitespace
-between two encoded words is dropped) is applied at each cut. tests/connectors/test_email_unstructured.py compares
+between two encoded words is dropped) is applied at each cut. tests/email/test_unstructured_header.py compares
 the result with the stdlib's on generated values.
 """
 
