@@ -59,19 +59,24 @@ def header_text(msg: Message, name: str) -> str | None:
             return " ".join(raw.split())
         if len(raw) > LONG:  # the stdlib parse is quadratic in the length: same text, parsed in pieces
             try:
-                return unescape_bytes(" ".join(unstructured_text(raw).split()))
+                return _flat(unstructured_text(raw))
             except Exception:  # noqa: BLE001 - the usual path below decides
                 pass
     try:
         value = msg[name]
         if value is not None:
-            return unescape_bytes(" ".join(str(value).split()))
+            return _flat(str(value))
     except Exception:  # noqa: BLE001 - fall through to the older decoder
         pass
     try:
-        return unescape_bytes(" ".join(str(make_header(decode_header(raw))).split()))
+        return _flat(str(make_header(decode_header(raw))))
     except Exception:  # noqa: BLE001
-        return unescape_bytes(" ".join(raw.split()))
+        return _flat(raw)
+
+
+def _flat(text: str) -> str:
+    """One line (folding and runs of whitespace collapsed), undecodable bytes restored as text."""
+    return unescape_bytes(" ".join(text.split()))
 
 
 def header_addresses(msg: Message, name: str) -> list[tuple[str, str]]:

@@ -19,6 +19,13 @@ def selected_runtime(runtime: str | None = None) -> str:
     return runtime
 
 
+def check_taps(taps: tuple[int, ...], layers: int) -> tuple[int, ...]:
+    """Tapped layers (1-based) whose mean-pooled states follow the sentence vector: each once, within the model."""
+    if len(set(taps)) != len(taps) or any(not 1 <= t < layers for t in taps):
+        raise ConfigError(f"MiniLM taps {taps}: each layer once, between 1 and {layers - 1}")
+    return tuple(taps)
+
+
 def shared_minilm(
     runtime: str | None = None, max_len: int = 256, int8: bool = False, taps: tuple[int, ...] = ()
 ) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from transforms.minilm.weights import check_taps
+from transforms.minilm import check_taps
 from transforms.minilm.weights import model_dir as _model_dir
 
 

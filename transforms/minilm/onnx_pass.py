@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from transforms.minilm.weights import check_taps
+from transforms.minilm import check_taps
 from transforms.minilm.weights import model_dir as weights_dir
 
 OPSET = 17  # LayerNormalization is in the default domain from 17; ReduceL2 still takes axes as an attribute

