@@ -12,6 +12,8 @@ this module only, and the list below says why each is needed:
   the check-failure sensor pages through; the public API has no check-execution history with statuses.
 - InstanceRef, RunLauncher, ConfigurableClassData, dagster_instance_config: only the deployment tests, which validate
   dagster.yaml / the Helm values the way the Dagster daemon loads them (instance config schema, run launcher class).
+- ConcurrencySlotsTable, ConcurrencySlotStatus: pipelines/pool_claims.py, which replaces Dagster's racy slot claim on
+  PostgreSQL with one transaction.
 """
 
 from dagster._core.events import DagsterEventType
@@ -19,13 +21,17 @@ from dagster._core.instance.config import dagster_instance_config
 from dagster._core.instance.ref import InstanceRef
 from dagster._core.launcher import RunLauncher
 from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
+from dagster._core.storage.event_log.schema import ConcurrencySlotsTable
 from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 from dagster._serdes import ConfigurableClassData
+from dagster._utils.concurrency import ConcurrencySlotStatus
 
 __all__ = [
     "ASSET_PARTITION_RANGE_END_TAG",
     "ASSET_PARTITION_RANGE_START_TAG",
     "AssetCheckExecutionRecordStatus",
+    "ConcurrencySlotStatus",
+    "ConcurrencySlotsTable",
     "ConfigurableClassData",
     "DagsterEventType",
     "InstanceRef",

@@ -9,12 +9,15 @@ from assets.nightly_report import build_nightly_report
 from assets.partitions import daily_partitions
 from assets.source_chain import build_source_chain
 from flow.settings import SOURCES
+from pipelines import pool_claims
 from pipelines.dead_runs import dead_run_reaper
 from pipelines.jobs import nightly_job, source_jobs
 from pipelines.metrics import prometheus_textfile_sensor
 from pipelines.resources import default_resources
 from pipelines.schedules import build_nightly_schedule
 from pipelines.sensors import alert_definitions
+
+pool_claims.install()  # one slot, one step, also on PostgreSQL (pipelines/pool_claims.py)
 
 
 def build_definitions() -> dg.Definitions:
