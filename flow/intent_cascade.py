@@ -47,9 +47,9 @@ def cascade_unit(episode: Episode) -> CascadeUnit:
 def relabel(episodes: list[Episode], cascade: LLMIntentCascade) -> list[Episode]:
     for episode, decision in zip(episodes, cascade.run([cascade_unit(e) for e in episodes]), strict=True):
         if decision.label != episode.intent:
-            setattr(episode.metadata, "intent_local", episode.intent)
+            episode.metadata.intent_local = episode.intent
             episode.intent = decision.label
-        setattr(episode.metadata, "intent_source", decision.source)
+        episode.metadata.intent_source = decision.source
     return episodes
 
 
@@ -71,11 +71,7 @@ def cascade_threshold(llm: LLMSettings, episode_settings: EpisodeSettings, class
 
 
 def open_intent_cascade(
-    llm: LLMSettings,
-    home: Path,
-    classifier: Any,
-    episode_settings: EpisodeSettings,
-    taxonomy_path: Path | None = None,
+    llm: LLMSettings, home: Path, classifier: Any, episode_settings: EpisodeSettings, taxonomy_path: Path | None = None
 ) -> LLMIntentCascade:
     """The cascade for the local model in use: its taxonomy must be the model's labels (the enum the LLM answers)."""
     path = Path(taxonomy_path) if taxonomy_path else DEFAULT_TAXONOMY

@@ -21,7 +21,9 @@ THRESHOLD = 0.25
 
 def unit(n: int, confidence: float = 0.1, label: str = "other", text: str | None = None) -> CascadeUnit:
     body = text or f"Let's go with option B for the cache, agreed in the call ({n})."
-    return CascadeUnit(f"fp-{n}", f"ep-{n}", "email", ClassifierInput(body, "Cache design", "mail", "en"), label, confidence)
+    return CascadeUnit(
+        f"fp-{n}", f"ep-{n}", "email", ClassifierInput(body, "Cache design", "mail", "en"), label, confidence
+    )
 
 
 @pytest.fixture
@@ -149,7 +151,10 @@ def test_a_timeout_falls_back_to_the_local_label_with_a_reason(llm_server, store
 
 def test_units_above_the_threshold_and_blank_units_never_call_the_llm(llm_server, store_url):
     # given a confident unit and a blank one
-    units = [unit(1, confidence=0.9, label="escalate_risk"), unit(2, text=" ")._replace(item=ClassifierInput("", "", "mail", "en"))]
+    units = [
+        unit(1, confidence=0.9, label="escalate_risk"),
+        unit(2, text=" ")._replace(item=ClassifierInput("", "", "mail", "en")),
+    ]
     # when they go through the cascade
     with cascade(llm_server, store_url) as c:
         decisions = c.run(units)

@@ -276,7 +276,6 @@ class LLMStore:
                 out[status] = int(n)
         return out
 
-
     # ---- intent cascade -------------------------------------------------------------------------------------------
 
     def cached_intents(self, fingerprints: list[str], model: str, prompt_version: str) -> dict[str, str]:
