@@ -78,6 +78,7 @@ def test_the_prompt_version_changes_with_the_guide_and_the_labels():
         ("429 rate limited (retry-after=None)", lp.RATE_LIMITED),
         ("malformed JSON (Expecting value at 3)", lp.INVALID),
         ("response does not match IntentAnswer: Field required", lp.INVALID),
+        ("truncated answer (finish_reason=length)", lp.INVALID),
         ("HTTP 503", lp.SERVER_ERROR),
         ("HTTP 401: Incorrect API key provided", lp.FAILED),
     ],

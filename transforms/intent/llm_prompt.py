@@ -123,7 +123,8 @@ def failure_reason(message: str) -> str:
         return TIMEOUT
     if "429" in text or "rate limit" in text:
         return RATE_LIMITED
-    if "malformed" in text or "does not match" in text or "expected a json" in text or "empty response" in text:
+    invalid = ("malformed", "does not match", "expected a json", "empty response", "truncated", "finish_reason")
+    if any(word in text for word in invalid):
         return INVALID
     if "http 5" in text or "connection error" in text or "http 408" in text or "http 409" in text:
         return SERVER_ERROR
