@@ -4,7 +4,11 @@ All assets are daily-partitioned with a single-run backfill policy: a UI backfil
 reads the export files once.
 """
 
+import contextlib
 import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
@@ -138,7 +142,9 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
         keys = context.partition_keys
         staging = home.staging()
         classifier = intent_model.classifier(home.root)
-        stats = stage_episodes(staging, source, keys, classifier, episode_config.episode_settings())
+        settings = episode_config.episode_settings()
+        with _intent_cascade(home.root, classifier, settings, intent_model) as cascade:
+            stats = stage_episodes(staging, source, keys, classifier, settings, intent_cascade=cascade)
         bound = episode_config.max_failure_rate
         return dg.MaterializeResult(
             metadata={
@@ -151,6 +157,7 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
                 "dedup_rate": dg.MetadataValue.float(round(stats.dedup_rate, 4)),
                 **{f"intent/{name}": n for name, n in sorted(stats.intents.items())},
                 **{f"language/{name}": n for name, n in sorted(stats.languages.items())},
+                **{f"intent_llm/{name}": value for name, value in stats.intent_llm.items()},
                 "preview": dg.MetadataValue.md(_preview(stats.preview)),
                 "staged": dg.MetadataValue.path(str(staging.path(source, EPISODES, keys[-1]).parent)),
             },
@@ -304,3 +311,22 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
         )
 
     return [raw_records, episodes, graph_ingest]
+
+
+@contextlib.contextmanager
+def _intent_cascade(home: Path, classifier, settings, intent_model: IntentModelResource) -> Iterator[Any]:
+    """The opt-in LLM intent cascade (GRAPHFEED_LLM_INTENT=cascade), None when off."""
+    from connectors.graph.llm.settings import intent_cascade_settings
+
+    llm = intent_cascade_settings()
+    if llm is None:
+        yield None
+        return
+    from flow.intent_cascade import open_intent_cascade
+
+    taxonomy = Path(intent_model.taxonomy_path) if intent_model.taxonomy_path else None
+    cascade = open_intent_cascade(llm, home, classifier, settings, taxonomy)
+    try:
+        yield cascade
+    finally:
+        cascade.close()

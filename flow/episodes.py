@@ -6,7 +6,8 @@ records that could not become an episode.
 """
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -14,6 +15,9 @@ from flow.staging import EPISODE_FAILURES, EPISODES, RAW, READ_STATS, Staging, s
 from ground.records import SourceRecord
 from transforms.build import EpisodeSettings, IntentPredictor, build_episodes
 from transforms.episode import Episode
+
+if TYPE_CHECKING:  # the cascade pulls in the LLM client: imported only when one is given
+    from connectors.graph.llm.intent import LLMIntentCascade
 
 
 class EpisodeStats(BaseModel):
@@ -28,6 +32,7 @@ class EpisodeStats(BaseModel):
     intents: dict[str, int] = Field(default_factory=dict)
     languages: dict[str, int] = Field(default_factory=dict)
     per_partition: dict[str, int] = Field(default_factory=dict)
+    intent_llm: dict[str, float | int | str] = Field(default_factory=dict)  # the LLM intent cascade's figures, if on
     duplicate_groups: dict[str, list[str]] = Field(default_factory=dict)
     preview: list[Episode] = Field(default_factory=list)
 
@@ -48,7 +53,9 @@ def stage_episodes(
     classifier: IntentPredictor,
     settings: EpisodeSettings,
     preview_size: int = 5,
+    intent_cascade: "LLMIntentCascade | None" = None,
 ) -> EpisodeStats:
+    """`intent_cascade` (opt-in, flow/intent_cascade.py) relabels the unique episodes the local model is unsure of."""
     stats = EpisodeStats()
     intents: Counter[str] = Counter()
     languages: Counter[str] = Counter()
@@ -63,7 +70,7 @@ def stage_episodes(
         try:
             built = build_episodes(records, classifier, settings, on_failure=build_failures.write)
             with spooled_dedup(built) as (unique, dstats):
-                for episode in unique:
+                for episode in _cascaded(unique, intent_cascade, settings.batch_size):
                     out.write(episode)
                     intents[episode.intent] += 1
                     languages[episode.metadata.language] += 1
@@ -86,4 +93,16 @@ def stage_episodes(
         stats.duplicate_groups.update(dstats.groups)
     stats.intents = dict(intents.most_common())
     stats.languages = dict(languages.most_common())
+    if intent_cascade is not None:
+        stats.intent_llm = intent_cascade.stats.metrics()
     return stats
+
+
+def _cascaded(
+    episodes: Iterable[Episode], cascade: "LLMIntentCascade | None", batch_size: int
+) -> Iterable[Episode] | Iterator[Episode]:
+    if cascade is None:
+        return episodes
+    from flow.intent_cascade import cascaded
+
+    return cascaded(episodes, cascade, batch_size)

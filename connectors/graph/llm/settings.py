@@ -45,6 +45,12 @@ class LLMSettings(BaseModel):
     prices: dict[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
     # Where the spend log and the review queue live; None = next to the ledger in the graphfeed home.
     store_url: str | None = None
+    # The opt-in LLM intent cascade (connectors/graph/llm/intent.py): units the local model is unsure of (confidence
+    # below intent_cascade_below, default the model's own threshold) are labelled by the small model (else model).
+    intent_cascade: bool = False
+    intent_cascade_below: float | None = None
+    intent_max_cost_usd: float = 1.0  # per episodes step (per `intent eval --llm`); nightly caps apply as well
+    intent_guide: str | None = None  # the labelling guide the prompt carries; None = data/intent/guide.md
 
     @property
     def enabled(self) -> bool:
@@ -58,6 +64,9 @@ class LLMSettings(BaseModel):
 
     def price_table(self) -> PriceTable:
         return PriceTable(prices=dict(self.prices))
+
+    def intent_model(self) -> str:
+        return self.small_model or self.model
 
     def models(self) -> list[str]:
         return [m for m in (self.model, self.small_model) if m]
@@ -78,6 +87,25 @@ def _env_prices(raw: str) -> dict[str, ModelPrice]:
             value = {"input_per_mtok": value[0], "output_per_mtok": value[1] if len(value) > 1 else 0.0}
         prices[model] = ModelPrice.model_validate(value)
     return prices
+
+
+INTENT_ENV = "GRAPHFEED_LLM_INTENT"
+
+
+def intent_cascade_on(env: dict[str, str] | None = None) -> bool:
+    raw = (os.environ if env is None else env).get(INTENT_ENV, "")
+    return raw.strip().lower() in ("cascade", "on", "true", "1", "yes")
+
+
+def intent_cascade_settings(env: dict[str, str] | None = None) -> LLMSettings | None:
+    """The LLM settings when GRAPHFEED_LLM_INTENT=cascade, None when the cascade is off; a cascade switched on
+    without an endpoint is a configuration error, not a silent local-only run."""
+    if not intent_cascade_on(env):
+        return None
+    settings = llm_settings_from_env(env)
+    if settings is None:
+        raise ValueError(f"{INTENT_ENV}=cascade needs an OpenAI-compatible endpoint: set GRAPHFEED_LLM_BASE_URL")
+    return settings
 
 
 def llm_settings_from_env(env: dict[str, str] | None = None) -> LLMSettings | None:
@@ -120,4 +148,8 @@ def llm_settings_from_env(env: dict[str, str] | None = None) -> LLMSettings | No
         skip_intents=_env_list(env, "GRAPHFEED_LLM_SKIP_INTENTS"),
         prices=_env_prices(env.get("GRAPHFEED_LLM_PRICES", "")),
         store_url=env.get("GRAPHFEED_LEDGER_URL") or None,
+        intent_cascade=intent_cascade_on(env),
+        intent_cascade_below=num("GRAPHFEED_LLM_INTENT_BELOW", None),
+        intent_max_cost_usd=num("GRAPHFEED_LLM_INTENT_MAX_COST_USD", 1.0),
+        intent_guide=env.get("GRAPHFEED_LLM_INTENT_GUIDE") or None,
     )

@@ -5,6 +5,8 @@ calibration of `graphfeed estimate` (measured calls and tokens per content chara
 attempt means failed attempts count too, because they were paid for.
 llm_review: LLM-extracted nodes/edges of sources under review, serialised (graphiti models, without embeddings,
 which are recomputed on approval) and written to the graph only by `graphfeed review approve`.
+llm_intent: the LLM intent cascade's calls, one row per unit asked: its spend (counted in the per-source nightly
+budget with llm_spend) and, when the answer was a label, the cache by episode fingerprint, model and prompt version.
 """
 
 import datetime as dt
@@ -58,6 +60,28 @@ llm_review = sa.Table(
     sa.Column("decided_at", UTCDateTime, nullable=True),
     sa.Column("note", sa.Text, nullable=True),
     sa.Index("ix_llm_review_status", "status", "source"),
+)
+
+
+llm_intent = sa.Table(
+    "llm_intent",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("fingerprint", sa.String(), nullable=False),
+    sa.Column("model", sa.String(), nullable=False),
+    sa.Column("prompt_version", sa.String(32), nullable=False),
+    sa.Column("label", sa.String(), nullable=True),  # None: no usable answer (the local label stood)
+    sa.Column("reason", sa.String(), nullable=True),  # why not, as a category (transforms.intent.llm_prompt)
+    sa.Column("source", sa.String(), nullable=False),
+    sa.Column("night", sa.String(10), nullable=False),
+    sa.Column("episode_id", sa.String(), nullable=False),
+    sa.Column("calls", sa.Integer, nullable=False, default=0),
+    sa.Column("tokens_in", sa.Integer, nullable=False, default=0),
+    sa.Column("tokens_out", sa.Integer, nullable=False, default=0),
+    sa.Column("cost_usd", sa.Float, nullable=False, default=0.0),
+    sa.Column("at", UTCDateTime, nullable=False),
+    sa.Index("ix_llm_intent_key", "fingerprint", "model", "prompt_version"),
+    sa.Index("ix_llm_intent_source_night", "source", "night"),
 )
 
 
@@ -149,16 +173,20 @@ class LLMStore:
             )
 
     def spent_on_night(self, source: str, night: dt.date) -> float:
-        c = llm_spend.c
+        """Extraction and intent cascade spend of a source on a UTC night: one nightly budget covers both."""
+        total = 0.0
         with self.engine.connect() as conn:
-            return float(
-                conn.scalar(
-                    sa.select(sa.func.coalesce(sa.func.sum(c.cost_usd), 0.0)).where(
-                        c.source == source, c.night == night.isoformat()
+            for table in (llm_spend, llm_intent):
+                c = table.c
+                total += float(
+                    conn.scalar(
+                        sa.select(sa.func.coalesce(sa.func.sum(c.cost_usd), 0.0)).where(
+                            c.source == source, c.night == night.isoformat()
+                        )
                     )
+                    or 0.0
                 )
-                or 0.0
-            )
+        return total
 
     def spent_by_run(self, run_id: str) -> float:
         c = llm_spend.c
@@ -247,6 +275,56 @@ class LLMStore:
             for status, n in conn.execute(sa.select(c.status, sa.func.count()).group_by(c.status)):
                 out[status] = int(n)
         return out
+
+    # ---- intent cascade -------------------------------------------------------------------------------------------
+
+    def cached_intents(self, fingerprints: list[str], model: str, prompt_version: str) -> dict[str, str]:
+        """fingerprint -> the label an earlier call answered for it with this model and prompt."""
+        c = llm_intent.c
+        out: dict[str, str] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(fingerprints), 500):
+                query = sa.select(c.fingerprint, c.label).where(
+                    c.fingerprint.in_(fingerprints[start : start + 500]),
+                    c.model == model,
+                    c.prompt_version == prompt_version,
+                    c.label.is_not(None),
+                )
+                out.update({fp: label for fp, label in conn.execute(query)})
+        return out
+
+    def record_intent(
+        self,
+        *,
+        fingerprint: str,
+        model: str,
+        prompt_version: str,
+        label: str | None,
+        reason: str | None,
+        source: str,
+        episode_id: str,
+        usage: Usage,
+        at: dt.datetime | None = None,
+    ) -> None:
+        at = at or _now()
+        with self.engine.begin() as conn:
+            conn.execute(
+                llm_intent.insert().values(
+                    fingerprint=fingerprint,
+                    model=model,
+                    prompt_version=prompt_version,
+                    label=label,
+                    reason=reason,
+                    source=source,
+                    night=at.astimezone(dt.UTC).date().isoformat(),
+                    episode_id=episode_id,
+                    calls=usage.calls,
+                    tokens_in=usage.tokens_in,
+                    tokens_out=usage.tokens_out,
+                    cost_usd=usage.cost_usd,
+                    at=at,
+                )
+            )
 
 
 def measured_rows(store: LLMStore, source: str, limit: int = 2000) -> list[tuple[int, int, int, int, int, float]]:
