@@ -2,21 +2,23 @@
 
 Run:  .venv/bin/python bench/references_quality.py [--labelled DIR ...] [--split train|eval|all]
 Each unit is prepared as an episode is (transforms.author_text), references extracted with the default config, and
-compared by normalised value per type (names casefolded, URLs normalised, money as CUR amount, dates as days).
+compared by normalised value per type (transforms/reference_eval.py, the scorer of `graphfeed references eval`).
+These are the intent units' older `references` dicts (values only, no surface text); the labelled reference set
+of whole episodes is data/references/labelled, measured by `graphfeed references eval`.
 Baseline in the same run: today's extraction (whole raw text, no author-text preparation, no name check).
 """
 
 import argparse
 import sys
-from collections import defaultdict
-from decimal import Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from transforms.intent.units import labelled_files, load_units, prepare  # noqa: E402
-from transforms.references import ReferenceConfig, extract_references_batch, normalise_url  # noqa: E402
+from transforms import reference_eval  # noqa: E402
+from transforms.intent.units import labelled_files, load_units, prepare, unit_key  # noqa: E402
+from transforms.reference_eval import Gold  # noqa: E402
+from transforms.references import ReferenceConfig, extract_references_batch  # noqa: E402
 from transforms.text import normalise  # noqa: E402
 
 TYPES = (
@@ -33,58 +35,19 @@ TYPES = (
 STRUCTURED = ("jira_issue", "url", "email_message", "salesforce_record", "attachment")
 
 
-def gold_value(kind: str, value: str) -> str:
-    value = value.strip()
-    if kind == "url":
-        return normalise_url(value) or value
-    if kind == "money":
-        cur, _, amount = value.partition(" ")
-        try:
-            return f"{cur.upper()}:{Decimal(amount.replace(',', '')).normalize():f}"
-        except Exception:  # noqa: BLE001 - a malformed label stays as written and simply never matches
-            return value
-    if kind == "salesforce_record":
-        return value[:15]
-    if kind == "email_message":
-        return value.strip("<>")
-    return value.casefold()
-
-
-def found_value(ref) -> str | None:
-    kind, rid = ref.kind, ref.id
-    if kind in ("person", "organization"):
-        return ref.text.casefold()
-    if kind == "url":
-        return rid.removeprefix("url:")
-    if kind == "money":
-        _, cur, amount = rid.split(":", 2)
-        return f"{cur}:{Decimal(amount).normalize():f}"
-    if kind == "date":
-        return rid.removeprefix("date:")
-    if kind == "jira_issue":
-        return rid.rsplit(":", 1)[-1].casefold()
-    if kind == "salesforce_record":
-        return rid.rsplit(":", 1)[-1][:15]
-    if kind == "email_message":
-        return rid.removeprefix("email:")
-    if kind == "attachment":
-        return ref.text.casefold()
-    return None
-
-
 def score(units, texts, config):
-    refs = extract_references_batch(texts, [u.lang if u.lang == "en" else u.lang for u in units], config=config)
-    tp, fp, fn = defaultdict(int), defaultdict(int), defaultdict(int)
-    misses = defaultdict(list)
-    for unit, found in zip(units, refs):
-        for kind in TYPES:
-            gold = {gold_value(kind, v) for v in (unit.references or {}).get(kind, [])}
-            got = {v for r in found if r.kind == kind and (v := found_value(r)) is not None}
-            tp[kind] += len(gold & got)
-            fp[kind] += len(got - gold)
-            fn[kind] += len(gold - got)
-            misses[kind] += [f"+{v}" for v in sorted(got - gold)][:3]
-    return tp, fp, fn, misses
+    refs = extract_references_batch(texts, [u.lang for u in units], config=config)
+    return reference_eval.score(
+        (
+            (
+                unit_key(unit),
+                [Gold(kind, v) for kind, values in (unit.references or {}).items() for v in values],
+                [r.id for r in found],
+            )
+            for unit, found in zip(units, refs)
+        ),
+        TYPES,
+    )
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -123,15 +86,11 @@ def run(args: argparse.Namespace) -> None:
         "author text + name check": ([normalise(prepare(u).text) for u in units], config),
     }
     for name, (texts, cfg) in runs.items():
-        tp, fp, fn, misses = score(units, texts, cfg)
-        print(f"\n== {name} ==\n  {'type':<18} {'P':>5} {'R':>5} {'tp':>4} {'fp':>4} {'fn':>4}")
-        for kind in TYPES:
-            p = tp[kind] / (tp[kind] + fp[kind]) if tp[kind] + fp[kind] else float("nan")
-            r = tp[kind] / (tp[kind] + fn[kind]) if tp[kind] + fn[kind] else float("nan")
-            print(
-                f"  {kind:<18} {p:5.2f} {r:5.2f} {tp[kind]:4d} {fp[kind]:4d} {fn[kind]:4d}"
-                + (f"   fp e.g. {misses[kind][: args.show]}" if args.show and misses[kind] else "")
-            )
+        report = score(units, texts, cfg)
+        print(f"\n== {name} ==")
+        print(reference_eval.format_report(report, show=args.show))
+        tp = {k: s.tp for k, s in report.kinds.items()}
+        fp = {k: s.fp for k, s in report.kinds.items()}
         s_tp = sum(tp[k] for k in STRUCTURED)
         s_fp = sum(fp[k] for k in STRUCTURED)
         print(f"  structured ids together: P {s_tp / max(s_tp + s_fp, 1):.3f} ({s_tp} tp, {s_fp} fp)")

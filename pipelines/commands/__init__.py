@@ -12,16 +12,18 @@ graphfeed ledger replay [--source S] [--status quarantined,failed]   re-queue fa
 graphfeed estimate --source S [--partition D]   LLM calls, tokens and cost a partition would take, spending nothing
 graphfeed review list|show|approve|reject [KEY...]   LLM-extracted facts held for a person's approval
 graphfeed intent eval --labels FILE.jsonl [--split eval|train|all]   the intent model measured on labelled units
+graphfeed references eval [--labelled DIR] [--split dev|eval|all] [--show N] [--json]
+                                          reference precision/recall per kind on the labelled reference set
 """
 
 import argparse
 
-from pipelines.commands import graph_reads, intent, ledger, preview, run
+from pipelines.commands import graph_reads, intent, ledger, preview, references, run
 from pipelines.commands.common import EXIT_OK, EXIT_USAGE
 
 __all__ = ["EXIT_OK", "EXIT_USAGE", "main", "parser"]
 
-COMMAND_GROUPS = (preview, run, graph_reads, ledger, intent)  # in the order `graphfeed --help` lists them
+COMMAND_GROUPS = (preview, run, graph_reads, ledger, intent, references)  # in the order `graphfeed --help` lists them
 
 
 def parser() -> argparse.ArgumentParser:

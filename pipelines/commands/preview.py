@@ -6,6 +6,8 @@ preview shows what the run would stage for the same environment.
 
 import argparse
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pipelines.commands.common import EXIT_OK, usage_error
@@ -20,14 +22,46 @@ def preview_config(args: argparse.Namespace):
     return episode_config(**{name: value for name, value in flags.items() if value is not None})
 
 
+def export_reader(source: str, paths: list[str]):
+    """The export reader of a source's files, configured from the environment (ValueError: unusable setting)."""
+    from pipelines.resources import api_resources
+
+    return api_resources()["apis"].export_reader(source, paths)
+
+
+@contextmanager
+def preview_episodes(
+    reader, classifier, config, *, on_failure: Callable, summary=None
+) -> Iterator[tuple[Iterator, object]]:
+    """(unique episodes, dedup stats) of an export reader (export_reader()), built exactly as `graphfeed preview`
+    builds them; also what `graphfeed references eval` measures. Deletions are told on stderr."""
+    from flow.staging import spooled_dedup
+    from ground.records import Deletion, RecordFailure
+    from transforms.build import build_episodes
+
+    def records():
+        for item in reader.read(None):
+            if isinstance(item, RecordFailure):
+                on_failure(item)
+            elif isinstance(item, Deletion):
+                if summary is not None:
+                    summary.deletion(item)
+                print(f"DELETED {item.source}:{item.source_key} ({item.kind}, {item.reason})", file=sys.stderr)
+            else:
+                if summary is not None:
+                    summary.record(item)
+                yield item
+
+    with spooled_dedup(build_episodes(records(), classifier, config, on_failure=on_failure)) as (unique, stats):
+        yield unique, stats
+
+
 def cmd_preview(args: argparse.Namespace) -> int:
     from connectors.registry import SOURCE_NAMES
     from flow import settings
-    from flow.staging import spooled_dedup
-    from ground.records import Deletion, RecordFailure
+    from ground.records import RecordFailure
     from pipelines.commands.preview_summary import PreviewSummary
-    from pipelines.resources import api_resources, intent_model
-    from transforms.build import build_episodes
+    from pipelines.resources import intent_model
 
     if args.source not in SOURCE_NAMES:
         return usage_error(f"unknown source {args.source!r}; known: {', '.join(sorted(SOURCE_NAMES))}")
@@ -47,22 +81,10 @@ def cmd_preview(args: argparse.Namespace) -> int:
         print(f"FAILURE {failure.describe()}", file=sys.stderr)
 
     try:
-        reader = api_resources()["apis"].export_reader(args.source, args.paths)
+        reader = export_reader(args.source, args.paths)
     except ValueError as exc:  # a reader setting from the environment is unusable
         return usage_error(str(exc))
-
-    def records():
-        for item in reader.read(None):
-            if isinstance(item, RecordFailure):
-                report(item)
-            elif isinstance(item, Deletion):
-                summary.deletion(item)
-                print(f"DELETED {item.source}:{item.source_key} ({item.kind}, {item.reason})", file=sys.stderr)
-            else:
-                summary.record(item)
-                yield item
-
-    with spooled_dedup(build_episodes(records(), classifier, config, on_failure=report)) as (unique, stats):
+    with preview_episodes(reader, classifier, config, on_failure=report, summary=summary) as (unique, stats):
         for episode in unique:
             summary.episode(episode)
             sys.stdout.write(episode.model_dump_json() + "\n")
