@@ -52,7 +52,9 @@ def build_server(config: GraphConfig, group_id: str) -> MCPServer:
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
-        async with GraphReader(config) as reader:
+        reader = GraphReader(config)
+        getattr(reader.embedder, "preload", lambda: None)()  # the question model loads while the client connects
+        async with reader:
             state["reader"] = reader
             yield {}
             state.clear()

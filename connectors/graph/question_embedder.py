@@ -7,6 +7,8 @@ reader that answers from the episodes alone never loads it, and `--timings` can 
 
 import asyncio
 import os
+import threading
+import time
 from typing import Any
 
 from connectors.graph.config import GraphConfig
@@ -26,14 +28,31 @@ class MiniLMTextEmbedder:
         self.cache_limit = cache_limit
         self.batch = batch
         self._cache: dict[str, list[float]] = {}
+        self._loading: threading.Thread | None = None
+        self.load_seconds: float | None = None  # how long loading the model took (None: given, or not loaded yet)
+
+    def _load(self) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        start = time.perf_counter()
+        from transforms.minilm import shared_minilm
+
+        self._model = shared_minilm()
+        self.load_seconds = time.perf_counter() - start
+
+    def preload(self) -> None:
+        """Load the model in a background thread (the ONNX runtime's import and session start release the CPU to the
+        command's own imports and the server attach on a second core); `model` waits for it."""
+        if self._model is None and self._loading is None:
+            self._loading = threading.Thread(target=self._load, name="graphfeed-minilm-load", daemon=True)
+            self._loading.start()
 
     @property
     def model(self) -> Any:
+        if self._loading is not None:
+            self._loading.join()
+            self._loading = None
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            from transforms.minilm import shared_minilm
-
-            self._model = shared_minilm()
+            self._load()
         return self._model
 
     def _encode_sorted(self, texts: list[str]) -> list[list[float]]:

@@ -29,23 +29,32 @@ def _moment(value: str | None, what: str) -> dt.datetime | None:
 def _read(args: argparse.Namespace, work, *, embeds: bool = False):
     """Open a GraphReader on the configured graph, run `work(reader)`; with --timings, where the time went: imports,
     server attach (the home's shared FalkorDB: started by the first read, attached to by the next), model load (the
-    question's embedder, only for `embeds`) and the query."""
+    question's embedder, only for `embeds`: loaded in the background meanwhile) and the query."""
     timings = Timings(getattr(args, "timings", False))
-    with timings.phase("imports"):
+    with timings.phase("imports (config)"):
         import asyncio
 
-        from connectors.graph.reader import GraphReader
+        from connectors.graph.question_embedder import question_embedder
 
         config = graph_config()
+    embedder = None
+    if embeds:
+        embedder = question_embedder(config)
+        getattr(embedder, "preload", lambda: None)()
+    with timings.phase("imports (reader)"):
+        from connectors.graph.reader import GraphReader
 
     async def go():
-        reader = GraphReader(config)
+        reader = GraphReader(config, embedder=embedder)
         with timings.phase("server attach"):
             await reader.__aenter__()
         try:
             if embeds:
-                with timings.phase("model load"):
+                with timings.phase("model load (wait)"):
                     await asyncio.to_thread(getattr, reader.embedder, "model", None)
+                loaded = getattr(reader.embedder, "load_seconds", None)
+                if loaded is not None:
+                    timings.phases.append(("model load (background)", loaded))
             with timings.phase("query"):
                 return await work(reader)
         finally:

@@ -10,7 +10,6 @@ so the embedder identity recorded in the graph does not change.
 import json
 import logging
 import math
-import os
 import tempfile
 import threading
 from pathlib import Path
@@ -204,7 +203,8 @@ class OnnxMiniLM:
         except OSError as exc:  # no writable cache: build in memory, as before
             log.warning("no MiniLM model cache (%s): building the ONNX model in this process", exc)
             saved = None
-        self.loaded_from = saved if saved is not None and saved.exists() else None
+        found = saved is not None and saved.exists() and saved_model.weights_file(saved).exists()
+        self.loaded_from = saved if found else None
         if self.loaded_from is not None:
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # optimised when saved
             self.session = ort.InferenceSession(str(saved), opts, providers=["CPUExecutionProvider"])
@@ -231,13 +231,17 @@ class OnnxMiniLM:
         )
         graph = quantize_dense(model) if int8 else model.SerializeToString()
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        tmp = saved_model.temporary_path(saved) if saved is not None else None
-        if tmp is not None:
-            opts.optimized_model_filepath = str(tmp)
+        built = saved_model.build_dir(saved) / saved.name if saved is not None else None
+        if built is not None:
+            opts.optimized_model_filepath = str(built)
+            opts.add_session_config_entry(
+                "session.optimized_model_external_initializers_file_name", saved_model.weights_file(built).name
+            )
+            opts.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
         session = ort.InferenceSession(graph, opts, providers=["CPUExecutionProvider"])
-        if tmp is not None and saved is not None:
+        if built is not None and saved is not None:
             try:
-                os.replace(tmp, saved)
+                saved_model.publish(built, saved)
             except OSError as exc:
                 log.warning("could not keep the optimised MiniLM model at %s: %s", saved, exc)
         return session

@@ -2,8 +2,8 @@
 
 Building the graph from the safetensors weights (onnx.helper, ~2 s of imports and ~2-5 s of work) and letting ONNX
 Runtime optimise it took seconds per process: a `graphfeed search` spent most of its time here (issue 29). The first
-process saves ONNX Runtime's optimised model (`SessionOptions.optimized_model_filepath`); later ones load that file
-(~0.2-0.3 s) with optimisation off. The file name carries the weights' SHA-256 (so other weights never load a stale
+process saves ONNX Runtime's optimised model (`SessionOptions.optimized_model_filepath`, initializers in a `.data` file
+beside it); later ones load that file (~0.1-0.3 s) with optimisation off. The file name carries the weights' SHA-256 (so other weights never load a stale
 model), the variant (precision, taps) and the runtime version and machine (an ORT_ENABLE_ALL model may hold
 hardware-specific fused operators). Hashing 90 MB costs ~0.2 s, so the hash is remembered per weights file (path,
 size, mtime) in the cache directory and recomputed only when the file changes.
@@ -63,7 +63,24 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def temporary_path(path: Path) -> Path:
-    """A private file next to `path` for ONNX Runtime to write the optimised model into (then os.replace'd)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def build_dir(path: Path) -> Path:
+    """A private directory next to `path` for ONNX Runtime to write the optimised model and its weights into."""
+    tmp = path.with_name(f".build-{path.stem}-{os.getpid()}")
+    tmp.mkdir(parents=True, exist_ok=True)
+    return tmp
+
+
+def weights_file(path: Path) -> Path:
+    """The model's initializers, saved beside it: ONNX Runtime maps them instead of parsing 90 MB of protobuf
+    (load measured 0.3-0.5 s instead of 1.0-1.7 s on the loaded 2-core machine)."""
+    return path.with_name(path.name + ".data")
+
+
+def publish(built: Path, path: Path) -> None:
+    """Move a finished build in place: the weights first, then the model file whose presence says both are there."""
+    os.replace(built.parent / weights_file(built).name, weights_file(path))
+    os.replace(built, path)
+    try:
+        built.parent.rmdir()
+    except OSError:
+        pass
