@@ -54,7 +54,7 @@ def _read(args: argparse.Namespace, work, *, embeds: bool = False):
                     await asyncio.to_thread(getattr, reader.embedder, "model", None)
                 loaded = getattr(reader.embedder, "load_seconds", None)
                 if loaded is not None:
-                    timings.phases.append(("model load (background)", loaded))
+                    timings.add("model load (background)", loaded)
             with timings.phase("query"):
                 return await work(reader)
         finally:
