@@ -16,6 +16,7 @@ no call > 2 s. A benchmark, not a test: it prints figures and never fails on the
 import argparse
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -110,13 +111,29 @@ def stop_server(home: Path) -> None:
         server.start().stop()
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess]:
+CPU: dict[str, list[float]] = {}  # CPU seconds (user + sys) of each timed process, by what was timed
+
+
+def timed(argv: list[str], env: dict[str, str], label: str = "") -> tuple[float, subprocess.CompletedProcess]:
+    """Wall seconds of one whole process; its CPU time (children's rusage, every thread of it) goes to CPU[label]:
+    on a loaded machine the wall grows with the queue for the cores, the CPU time far less."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if label:
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        CPU.setdefault(label, []).append(cpu)
     if done.returncode not in (0, 1):
         sys.exit(f"{' '.join(argv[3:])} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     return seconds, done
+
+
+def breakdown(done: subprocess.CompletedProcess) -> str:
+    """The `--timings` table a command printed to stderr, indented."""
+    lines = done.stderr[done.stderr.find("timings:") :].strip().splitlines()[1:]
+    return "\n".join(f"    {line.strip()}" for line in lines)
 
 
 def stats(values: list[float]) -> str:
@@ -127,27 +144,29 @@ def measure(home: Path, commands: dict[str, list[str]], calls: int, label: str) 
     env = env_for(home)
     stop_server(home)
     first_name, first_args = next(iter(commands.items()))
-    first, _ = timed([*GRAPHFEED, *first_args], env)
+    first, done = timed([*GRAPHFEED, *first_args, "--timings"], env)
     print(
         f"\n{label}: first call after a fresh boot (`graphfeed {first_name}`, starts the shared server): {first:.2f} s"
     )
+    print(breakdown(done))
     runs: dict[str, list[float]] = {"python -c pass": [], "graphfeed --help": [], **{name: [] for name in commands}}
     for _ in range(calls):  # interleaved: a change of machine load moves every column alike
-        runs["python -c pass"].append(timed([sys.executable, "-c", "pass"], env)[0])
-        runs["graphfeed --help"].append(timed([*GRAPHFEED, "--help"], env)[0])
+        runs["python -c pass"].append(timed([sys.executable, "-c", "pass"], env, f"{label}/pass")[0])
+        runs["graphfeed --help"].append(timed([*GRAPHFEED, "--help"], env, f"{label}/--help")[0])
         for name, args in commands.items():
-            runs[name].append(timed([*GRAPHFEED, *args], env)[0])
+            runs[name].append(timed([*GRAPHFEED, *args], env, f"{label}/{name}")[0])
     base_pass, base_help = (statistics.median(runs[b]) for b in ("python -c pass", "graphfeed --help"))
     print(f"{label}: {calls} calls each (wall time of the whole process)")
     for name, values in runs.items():
         ratio = statistics.median(values) / base_help
+        cpu = statistics.median(CPU[f"{label}/{name}" if name in commands else f"{label}/{name.split()[-1]}"])
         print(
-            f"  {name:<18} {stats(values)}   median/--help {ratio:4.2f}x  median/pass {statistics.median(values) / base_pass:5.1f}x"
+            f"  {name:<18} {stats(values)}   median/--help {ratio:4.2f}x  median/pass "
+            f"{statistics.median(values) / base_pass:5.1f}x   cpu median {cpu:4.2f} s"
         )
     for name, args in commands.items():
         _, done = timed([*GRAPHFEED, *args, "--timings"], env)
-        breakdown = done.stderr[done.stderr.find("timings:") :].strip().splitlines()[1:]
-        print(f"  --timings of `graphfeed {name}`:\n" + "\n".join(f"    {line.strip()}" for line in breakdown))
+        print(f"  --timings of `graphfeed {name}`:\n{breakdown(done)}")
     return runs
 
 
@@ -181,6 +200,37 @@ def measure_mcp(home: Path, calls: int) -> None:
     print(f"  {calls} later calls: {stats(later)}")
 
 
+MODEL_START = (
+    "import sys, time; t = time.perf_counter(); from transforms.minilm.onnx_pass import OnnxMiniLM; "
+    "m = OnnxMiniLM(cache=sys.argv[1]); m.encode(['warm']); "
+    "print(time.perf_counter() - t, m.loaded_from is not None)"
+)
+
+
+def measure_model_start(repeat: int) -> None:
+    """The question model's start in a fresh process: built from the weights (as every process did before issue 29;
+    an empty cache each time) against loaded from the saved optimised file."""
+    built, loaded = [], []
+    with tempfile.TemporaryDirectory(prefix="gf-minilm-") as tmp:
+        for i in range(repeat):
+            fresh = Path(tmp) / f"fresh{i}"
+            for cache, into in ((fresh, built), (fresh, loaded)):
+                done = subprocess.run(
+                    [sys.executable, "-c", MODEL_START, str(cache)],
+                    env=env_for(Path(tmp)),
+                    capture_output=True,
+                    text=True,
+                )
+                seconds, was_loaded = done.stdout.split()
+                into.append(float(seconds))
+                assert (was_loaded == "True") == (into is loaded), done.stderr[-500:]
+    print(f"question model start (fresh process: imports, session, one encode), {repeat} runs each")
+    print(f"  built from the weights   {stats(built)}")
+    print(
+        f"  loaded from saved file   {stats(loaded)}   ratio {statistics.median(built) / statistics.median(loaded):.1f}x"
+    )
+
+
 def verdict(runs: dict[str, list[float]], commands: dict[str, list[str]]) -> None:
     for name in commands:
         med, worst = statistics.median(runs[name]), max(runs[name])
@@ -195,10 +245,15 @@ def main() -> None:
     parser.add_argument("--hub", action="store_true", help="also the 3,000-message hub mailbox")
     parser.add_argument("--hub-messages", type=int, default=3000)
     parser.add_argument("--hub-home", type=Path)
+    parser.add_argument("--model-start", type=int, default=3, metavar="N", help="runs of the model start (0: skip)")
     args = parser.parse_args()
     scratch = Path(tempfile.gettempdir()) / f"graphfeed-cli-bench-{os.getuid()}"
     demo = args.home or scratch / "demo"
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    if args.model_start:
+        measure_model_start(args.model_start)
+    if args.calls <= 0:
+        return
     build(demo, {}, "demo graph")
     demo_runs = measure(demo, COMMANDS, args.calls, "demo graph")
     print("demo graph targets:")
