@@ -179,7 +179,7 @@ class OnnxMiniLM:
         threads: int = 0,
         int8: bool = False,
         taps: tuple[int, ...] = (),
-        cache: Path | None = None,
+        cache: Path | str | None = None,
     ):
         """cache: where the optimised model file is kept (saved_model.cache_dir() by default)."""
         import onnxruntime as ort

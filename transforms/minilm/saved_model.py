@@ -48,9 +48,9 @@ def weights_sha256(weights: Path, cache: Path) -> str:
     return sha
 
 
-def model_path(weights: Path, variant: str, runtime_version: str, cache: Path | None = None) -> Path:
+def model_path(weights: Path, variant: str, runtime_version: str, cache: Path | str | None = None) -> Path:
     """Where the optimised model of these weights, this variant and this runtime lives (it may not exist yet)."""
-    cache = cache_dir() if cache is None else cache
+    cache = cache_dir() if cache is None else Path(cache)
     sha = weights_sha256(weights, cache)
     machine = platform.machine() or "any"
     return cache / f"minilm-{sha[:16]}-{variant}-ort{runtime_version}-{machine}.onnx"
