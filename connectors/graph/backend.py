@@ -1,4 +1,5 @@
-"""Connections to the graph store: embedded FalkorDB, a FalkorDB server, or Neo4j — always through graphiti's drivers.
+"""The writer's connections to the graph store: embedded FalkorDB, a FalkorDB server, or Neo4j, through graphiti's
+drivers (the read side uses the database drivers alone: connection.py).
 
 On FalkorDB a group id is its own graph, so there is one FalkorDriver(database=group_id) per group, prepared once:
 graphiti's indexes are built, then the datetime range indexes are dropped (FalkorDB ignores the upper bound of `<`/`<=`
