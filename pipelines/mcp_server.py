@@ -6,84 +6,44 @@ Inputs are validated here (limits capped, dates parsed, intents and sources chec
 agent gets a clear error instead of an empty answer.
 """
 
-import datetime as dt
 import functools
-import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
 from connectors.graph.config import GraphConfig
-from connectors.graph.episode_read import MAX_LIMIT, EpisodeFilters, decode_cursor
+from connectors.graph.episode_read import decode_cursor
 from connectors.graph.history import AmbiguousSubject
 from connectors.graph.reader import GraphReader
-from flow.settings import SOURCES
-from ground.records import as_utc
+from pipelines import read_inputs
+from pipelines.read_inputs import InputError, known_intents
+
+__all__ = ["build_server", "check_limit", "episode_filters", "known_intents", "parse_time", "serve"]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-@functools.lru_cache(maxsize=1)
-def known_intents() -> tuple[str, ...]:
-    """The taxonomy the classifier was trained with (GRAPHFEED_INTENT_TAXONOMY or the bundled one), read once."""
-    from transforms.intent.data import IntentDataError, load_taxonomy
-    from transforms.intent.training import DEFAULT_TAXONOMY
+def _as_tool_error(check: F) -> F:
+    """The input checks of pipelines/read_inputs.py, raising the ToolError an MCP client expects."""
 
-    try:
-        return tuple(load_taxonomy(Path(os.environ.get("GRAPHFEED_INTENT_TAXONOMY") or DEFAULT_TAXONOMY)).names)
-    except IntentDataError:
-        return ()
+    @functools.wraps(check)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return check(*args, **kwargs)
+        except InputError as exc:
+            raise ToolError(str(exc)) from None
 
-
-def parse_time(value: str | None, what: str) -> dt.datetime | None:
-    """A date (YYYY-MM-DD, start of that day UTC) or an ISO datetime (UTC when it has no zone)."""
-    if value is None or not str(value).strip():
-        return None
-    text = str(value).strip()
-    try:
-        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise ToolError(f"{what}: not a date or datetime (YYYY-MM-DD or ISO 8601): {text[:40]!r}") from None
-    return as_utc(moment)
+    return checked  # type: ignore[return-value]
 
 
-def check_limit(limit: int) -> int:
-    if not isinstance(limit, int) or limit < 1:
-        raise ToolError(f"limit must be a positive integer, got {limit!r}")
-    return min(limit, MAX_LIMIT)
-
-
-def _as_list(value: str | list[str] | None) -> list[str]:
-    if value is None:
-        return []
-    items = [value] if isinstance(value, str) else list(value)
-    return [i.strip() for i in items if i and i.strip()]
-
-
-def episode_filters(
-    intent: str | list[str] | None,
-    source: str | list[str] | None,
-    actor: str | None,
-    since: str | None,
-    until: str | None,
-) -> EpisodeFilters:
-    intents, sources = _as_list(intent), _as_list(source)
-    known = known_intents()
-    unknown = [i for i in intents if known and i not in known]
-    if unknown:
-        raise ToolError(f"unknown intent {', '.join(unknown)}; known: {', '.join(known)}")
-    bad = [s for s in sources if s not in SOURCES]
-    if bad:
-        raise ToolError(f"unknown source {', '.join(bad)}; known: {', '.join(SOURCES)}")
-    start, end = parse_time(since, "since"), parse_time(until, "until")
-    if start and end and start >= end:
-        raise ToolError("since must be before until")
-    return EpisodeFilters(intents=intents, sources=sources, actor=(actor or "").strip() or None, since=start, until=end)
+parse_time = _as_tool_error(read_inputs.parse_time)
+check_limit = _as_tool_error(read_inputs.check_limit)
+episode_filters = _as_tool_error(read_inputs.episode_filters)
 
 
 def build_server(config: GraphConfig, group_id: str) -> MCPServer:
@@ -92,7 +52,9 @@ def build_server(config: GraphConfig, group_id: str) -> MCPServer:
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
-        async with GraphReader(config) as reader:
+        reader = GraphReader(config)
+        getattr(reader.embedder, "preload", lambda: None)()  # the question model loads while the client connects
+        async with reader:
             state["reader"] = reader
             yield {}
             state.clear()

@@ -15,6 +15,7 @@ from assets.resources import (
     LedgerResource,
     SourceApisResource,
 )
+from connectors.graph.config import SECRET_ENV, connection_env
 from flow import settings
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS
 from transforms.clip import ENV_NAME as MAX_TEXT_ENV
@@ -65,27 +66,14 @@ def _key_values(raw: str, lower: bool = True) -> dict[str, str]:
 
 
 def graph_resources() -> dict[str, dg.ConfigurableResource]:
-    backend = os.environ.get("GRAPHFEED_GRAPH_BACKEND", "falkordb-embedded")
-    embedder = os.environ.get("GRAPHFEED_EMBEDDER", "minilm-local")
     ingest = IngestConfig()  # its field defaults are the defaults of every variable below
+    secrets = {field: _secret(name) for field, name in SECRET_ENV.items()}
     return {
         "graph": GraphResource(
-            backend=backend,
-            falkor_host=os.environ.get("FALKORDB_HOST", "localhost"),
-            falkor_port=settings.env_int("FALKORDB_PORT", 6379),
-            neo4j_uri=os.environ.get("NEO4J_URI", "bolt://localhost:7687"),
-            neo4j_user=os.environ.get("NEO4J_USER", "neo4j"),
-            neo4j_password=dg.EnvVar("NEO4J_PASSWORD") if os.environ.get("NEO4J_PASSWORD") else None,
-            embedder=embedder,
-            embedder_model=os.environ.get("GRAPHFEED_EMBEDDER_MODEL", "text-embedding-3-small"),
-            embedder_base_url=os.environ.get("GRAPHFEED_EMBEDDER_BASE_URL") or None,
-            embedder_api_key=dg.EnvVar("GRAPHFEED_EMBEDDER_API_KEY")
-            if os.environ.get("GRAPHFEED_EMBEDDER_API_KEY")
-            else None,
-            embedding_dim=settings.env_int("GRAPHFEED_EMBEDDING_DIM", 384),
+            **connection_env(),  # the same reading the read commands use (connectors/graph/config.py)
+            **secrets,
             domain_orgs=_key_values(settings.domain_orgs()),
             extraction=_key_values(os.environ.get("GRAPHFEED_EXTRACTION", "")),
-            search_timeout_ms=settings.env_int("GRAPHFEED_SEARCH_TIMEOUT_MS", 5000),
             intent_fact_threshold=settings.env_float("GRAPHFEED_INTENT_FACT_THRESHOLD", 0.0),
         ),
         "ledger": LedgerResource(

@@ -11,6 +11,10 @@ os.environ.setdefault(
     "GRAPHFEED_MODEL_CACHE", os.path.join(tempfile.gettempdir(), f"graphfeed-test-models-{os.getuid()}")
 )
 
+# Each test home's shared FalkorDB stops when its last user leaves (as before issue 29), instead of idling for 15 min:
+# a session creates many homes. Tests of the idle timeout set their own.
+os.environ.setdefault("GRAPHFEED_FALKOR_IDLE_SECONDS", "0")
+
 pytest_plugins = ["tests.servers.fixtures"]
 
 REQUIRE_CORPUS_ENV = "GRAPHFEED_REQUIRE_CORPUS"

@@ -1,4 +1,5 @@
-"""Connections to the graph store: embedded FalkorDB, a FalkorDB server, or Neo4j — always through graphiti's drivers.
+"""The writer's connections to the graph store: embedded FalkorDB, a FalkorDB server, or Neo4j, through graphiti's
+drivers (the read side uses the database drivers alone: connection.py).
 
 On FalkorDB a group id is its own graph, so there is one FalkorDriver(database=group_id) per group, prepared once:
 graphiti's indexes are built, then the datetime range indexes are dropped (FalkorDB ignores the upper bound of `<`/`<=`
@@ -6,15 +7,14 @@ on indexed strings, which breaks as-of filters; notes/graphiti.md §7.2), and se
 """
 
 import asyncio
-import datetime as dt
 import logging
 from typing import Any
 
 from graphiti_core.driver.driver import GraphDriver, GraphProvider
-from graphiti_core.helpers import parse_db_date
 
 from connectors.graph.config import ConfigError, GraphConfig
-from connectors.graph.embedded_falkor import EmbeddedFalkor
+from connectors.graph.connection import META_LABEL, as_datetime, utcnow
+from connectors.graph.embedded_falkor import EmbeddedFalkor, attach
 from connectors.graph.search_indexes import ensure_vector_indexes
 from ground.identity import validate_group_id
 
@@ -30,19 +30,7 @@ FALKOR_DATETIME_INDEXES = [
     ("(n:Episodic)", "n", "valid_at"),
     ("(n:Entity)", "n", "created_at"),
 ]
-META_LABEL = "GraphfeedMeta"
-
-
-def as_datetime(value: Any) -> dt.datetime | None:
-    """A datetime read back from either store (FalkorDB: ISO string; Neo4j: neo4j.time.DateTime), tz-aware UTC."""
-    if value is None or value == "":
-        return None
-    parsed = parse_db_date(value) if not isinstance(value, dt.datetime) else value
-    if parsed is None:
-        return None
-    if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=dt.UTC)
-    return parsed.astimezone(dt.UTC)
+__all__ = ["META_LABEL", "GraphBackend", "as_datetime", "drop_falkor_datetime_indexes", "utcnow"]
 
 
 async def drop_falkor_datetime_indexes(driver: Any, graph_name: str) -> list[str]:
@@ -59,11 +47,6 @@ async def drop_falkor_datetime_indexes(driver: Any, graph_name: str) -> list[str
                 continue
             raise
     return dropped
-
-
-def utcnow() -> dt.datetime:
-    """The system clock of the graph (created_at / expired_at): UTC, injectable in writers and readers."""
-    return dt.datetime.now(dt.UTC)
 
 
 class GraphBackend:
@@ -86,8 +69,7 @@ class GraphBackend:
         if backend == "falkordb-embedded":
             from falkordb.asyncio import FalkorDB
 
-            self.embedded = EmbeddedFalkor(self.config.falkor_dir(), start_timeout=self.config.embedded_start_timeout)
-            await asyncio.to_thread(self.embedded.start)
+            self.embedded = await attach(self.config)
             self._falkor_client = FalkorDB(unix_socket_path=str(self.embedded.socket))
         elif backend == "falkordb":
             from falkordb.asyncio import FalkorDB
@@ -127,7 +109,7 @@ class GraphBackend:
                 log.debug("closing the FalkorDB client failed", exc_info=True)
             self._falkor_client = None
         if self.embedded is not None:
-            await asyncio.to_thread(self.embedded.stop)
+            await asyncio.to_thread(self.embedded.release)  # the server stays up for other users (idle timeout)
             self.embedded = None
 
     @staticmethod

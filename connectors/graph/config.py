@@ -1,7 +1,9 @@
 """How graphfeed reaches its graph: which backend, which embedder. Secrets are SecretStr and never printed."""
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
@@ -32,6 +34,10 @@ class GraphConfig(BaseModel):
     # Per source: "structured" (system-of-record fields), "llm" (Graphiti add_episode), "both".
     extraction: dict[str, Literal["structured", "llm", "both"]] = Field(default_factory=dict)
     embedded_start_timeout: float = 20.0
+    # The shared embedded FalkorDB stops after this long unused (embedded_falkor.py); 0 = when the last user leaves.
+    embedded_idle_timeout: float = Field(
+        default_factory=lambda: float(os.environ.get("GRAPHFEED_FALKOR_IDLE_SECONDS") or 900), ge=0
+    )
     # Server-side timeout of each search query (FalkorDB TIMEOUT, Neo4j transaction timeout): a slower step is
     # dropped and reported as degraded instead of holding the database.
     search_timeout_ms: int = Field(default=5000, ge=1)
@@ -40,6 +46,17 @@ class GraphConfig(BaseModel):
     intent_fact_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
     # The LLM endpoint, limits, prices, budgets and review queue; None/no base_url = no LLM anywhere.
     llm: LLMSettings | None = None
+
+    @classmethod
+    def from_env(cls, home: Path, environ: Mapping[str, str] | None = None) -> "GraphConfig":
+        """The read commands' config: connection and embedder from the environment as the nightly run reads them
+        (connection_env), secrets straight from their variables. No Dagster on the read path."""
+        env = os.environ if environ is None else environ
+        fields = connection_env(env)
+        if fields["embedder"] == "minilm-local":
+            fields["embedder_model"] = "all-MiniLM-L6-v2"
+        secrets = {field: env[name] for field, name in SECRET_ENV.items() if env.get(name)}
+        return cls(home=home, **fields, **secrets)
 
     def falkor_dir(self) -> Path:
         return Path(self.home) / "falkordb"
@@ -79,3 +96,30 @@ class GraphConfig(BaseModel):
         if self.backend == "neo4j" and self.neo4j_password is None:
             raise ConfigError("backend neo4j needs neo4j_password")
         return self
+
+
+# The variables of the graph's secrets; they reach a Dagster resource only as dagster.EnvVar (pipelines/resources.py).
+SECRET_ENV = {"neo4j_password": "NEO4J_PASSWORD", "embedder_api_key": "GRAPHFEED_EMBEDDER_API_KEY"}
+
+
+def connection_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The graph's connection, embedder and search settings from the environment (secrets apart): the one reading of
+    these variables, for the nightly run's GraphResource and the read commands alike."""
+    env = os.environ if environ is None else environ
+
+    def number(name: str, default: int) -> int:
+        raw = env.get(name)
+        return int(raw) if raw not in (None, "") else default
+
+    return {
+        "backend": env.get("GRAPHFEED_GRAPH_BACKEND", "falkordb-embedded"),
+        "falkor_host": env.get("FALKORDB_HOST", "localhost"),
+        "falkor_port": number("FALKORDB_PORT", 6379),
+        "neo4j_uri": env.get("NEO4J_URI", "bolt://localhost:7687"),
+        "neo4j_user": env.get("NEO4J_USER", "neo4j"),
+        "embedder": env.get("GRAPHFEED_EMBEDDER", "minilm-local"),
+        "embedder_model": env.get("GRAPHFEED_EMBEDDER_MODEL", "text-embedding-3-small"),
+        "embedder_base_url": env.get("GRAPHFEED_EMBEDDER_BASE_URL") or None,
+        "embedding_dim": number("GRAPHFEED_EMBEDDING_DIM", 384),
+        "search_timeout_ms": number("GRAPHFEED_SEARCH_TIMEOUT_MS", 5000),
+    }

@@ -5,7 +5,6 @@ Graphiti() builds OpenAI clients for any of llm_client/embedder/cross_encoder le
 The embedder wraps the torch-free MiniLM sentence encoder of transforms/minilm (the intent classifier uses the same one).
 """
 
-import asyncio
 import os
 from typing import Any
 
@@ -19,54 +18,18 @@ from graphiti_core.llm_client.config import DEFAULT_MAX_TOKENS, LLMConfig, Model
 from pydantic import BaseModel  # noqa: E402
 
 from connectors.graph.config import ConfigError, GraphConfig  # noqa: E402
+from connectors.graph.question_embedder import BATCH, CACHE_LIMIT, MiniLMTextEmbedder  # noqa: E402
+from connectors.graph.question_embedder import UsesEmbedder as QuestionSide  # noqa: E402
 from transforms.minilm import shared_minilm  # noqa: E402
 from transforms.minilm.numpy_pass import NumpyMiniLM  # noqa: E402
 
-BATCH = 32
-CACHE_LIMIT = 50_000
 
-
-class NumpyMiniLMEmbedder(EmbedderClient):
-    """Graphiti EmbedderClient over NumpyMiniLM, with a text->vector cache (names repeat across episodes)."""
-
-    name = "minilm-local:all-MiniLM-L6-v2"
+class NumpyMiniLMEmbedder(MiniLMTextEmbedder, EmbedderClient):
+    """Graphiti EmbedderClient over the MiniLM text embedder (question_embedder.py; the read side uses it directly)."""
 
     def __init__(self, model: Any = None, cache_limit: int = CACHE_LIMIT, batch: int = BATCH):
-        self.model = model or shared_minilm()
+        super().__init__(model if model is not None else shared_minilm(), cache_limit, batch)
         self.config = EmbedderConfig(embedding_dim=NumpyMiniLM.dim)
-        self.cache_limit = cache_limit
-        self.batch = batch
-        self._cache: dict[str, list[float]] = {}
-
-    def _encode_sorted(self, texts: list[str]) -> list[list[float]]:
-        # Similar lengths per batch -> less padding work.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out: list[list[float] | None] = [None] * len(texts)
-        for start in range(0, len(order), self.batch):
-            idx = order[start : start + self.batch]
-            vecs = self.model.encode([texts[i] for i in idx]).astype(float).tolist()
-            for i, vec in zip(idx, vecs):
-                out[i] = vec
-        return out  # type: ignore[return-value]
-
-    async def create(self, input_data: Any) -> list[float]:
-        text = input_data if isinstance(input_data, str) else str(list(input_data)[0])
-        return (await self.create_batch([text]))[0]
-
-    async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:
-        texts = [t if t.strip() else " " for t in input_data_list]
-        missing = sorted({t for t in texts if t not in self._cache})
-        found = dict(zip(missing, await asyncio.to_thread(self._encode_sorted, missing))) if missing else {}
-        out = [found[t] if t in found else self._cache[t] for t in texts]
-        if len(self._cache) + len(found) > self.cache_limit:
-            self._cache.clear()
-        if len(found) <= self.cache_limit:
-            self._cache.update(found)
-        return out
-
-    async def warm(self, texts: list[str]) -> None:
-        """Embed texts into the cache ahead of their write (GraphWriter.prefetch)."""
-        await self.create_batch(texts)
 
 
 class EmbeddingReranker(CrossEncoderClient):
@@ -134,18 +97,8 @@ def local_graphiti(driver: Any, embedder: EmbedderClient) -> Any:
     )
 
 
-class UsesEmbedder:
-    """The embedder a graph writer or reader uses, built on first use from its config (`config`, `_embedder`)."""
+class UsesEmbedder(QuestionSide):
+    """The writer's embedder: a graphiti EmbedderClient (Graphiti and add_episode call it)."""
 
-    config: GraphConfig
-    _embedder: Any
-
-    @property
-    def embedder(self) -> Any:
-        if self._embedder is None:
-            self._embedder = make_embedder(self.config)
-        return self._embedder
-
-    @property
-    def embedder_name(self) -> str:
-        return self.config.embedder_identity()
+    def _make_embedder(self) -> Any:
+        return make_embedder(self.config)

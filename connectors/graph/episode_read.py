@@ -10,11 +10,9 @@ import datetime as dt
 import json
 from typing import Any
 
-from graphiti_core.driver.driver import GraphProvider
-from graphiti_core.search.search_utils import fulltext_query
 from pydantic import BaseModel, Field, field_validator
 
-from connectors.graph.backend import GraphBackend, as_datetime
+from connectors.graph.connection import GraphReads, Provider, as_datetime, fulltext_query, is_neo4j
 from ground.identity import validate_group_id
 from ground.records import as_utc
 
@@ -25,8 +23,8 @@ FULLTEXT_POOL = 2000
 
 # graphiti's own `episode_content` index (content, source, source_description) on both backends.
 _FULLTEXT_CALL = {
-    GraphProvider.NEO4J: 'CALL db.index.fulltext.queryNodes("episode_content", $query, {limit: $pool})',
-    GraphProvider.FALKORDB: "CALL db.idx.fulltext.queryNodes('Episodic', $query)",
+    Provider.NEO4J: 'CALL db.index.fulltext.queryNodes("episode_content", $query, {limit: $pool})',
+    Provider.FALKORDB: "CALL db.idx.fulltext.queryNodes('Episodic', $query)",
 }
 
 EPISODE_FIELDS = """e.uuid AS uuid, e.name AS source_key, e.source_system AS source, e.kind AS kind,
@@ -143,7 +141,7 @@ def capped(limit: int) -> int:
 
 
 async def search_episodes(
-    backend: GraphBackend, group_id: str, query: str, filters: EpisodeFilters | None = None, limit: int = 10
+    backend: GraphReads, group_id: str, query: str, filters: EpisodeFilters | None = None, limit: int = 10
 ) -> list[EpisodeSummary]:
     """BM25 over episode content/title through graphiti's `episode_content` full-text index, filters in the query."""
     validate_group_id(group_id)
@@ -153,11 +151,12 @@ async def search_episodes(
     if not text:
         return []
     clauses, params = (filters or EpisodeFilters()).where()
-    if backend.provider == GraphProvider.NEO4J:
+    provider = Provider.NEO4J if is_neo4j(backend) else Provider.FALKORDB
+    if provider == Provider.NEO4J:
         clauses.insert(0, "e.group_id = $gid")
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
     cypher = (
-        _FULLTEXT_CALL[backend.provider] + f"\nYIELD node AS e, score\n{where}\n"
+        _FULLTEXT_CALL[provider] + f"\nYIELD node AS e, score\n{where}\n"
         f"RETURN {EPISODE_FIELDS}, score\nORDER BY score DESC, uuid\nLIMIT $limit"
     )
     rows = await backend.query(group_id, cypher, query=text, limit=limit, pool=FULLTEXT_POOL, gid=group_id, **params)
@@ -179,7 +178,7 @@ def decode_cursor(cursor: str) -> tuple[dt.datetime, str]:
 
 
 async def list_episodes(
-    backend: GraphBackend,
+    backend: GraphReads,
     group_id: str,
     filters: EpisodeFilters | None = None,
     cursor: str | None = None,
@@ -204,7 +203,7 @@ async def list_episodes(
     return EpisodePage(episodes=page, next_cursor=_encode_cursor(page[-1].valid_at, page[-1].uuid) if more else None)
 
 
-async def get_episode(backend: GraphBackend, group_id: str, id_or_key: str) -> EpisodeDetail | None:
+async def get_episode(backend: GraphReads, group_id: str, id_or_key: str) -> EpisodeDetail | None:
     """By episode uuid or by source key (the newest version when a key has several)."""
     validate_group_id(group_id)
     rows = await backend.query(

@@ -14,7 +14,7 @@ import difflib
 
 from pydantic import BaseModel, Field
 
-from connectors.graph.backend import GraphBackend, as_datetime
+from connectors.graph.connection import GraphReads, as_datetime
 from connectors.graph.known_at import Revision, parse_revisions
 
 MAX_CANDIDATES = 10
@@ -119,7 +119,7 @@ EPISODES = (
 )
 
 
-async def subjects(backend: GraphBackend, group_id: str) -> list[Subject]:
+async def subjects(backend: GraphReads, group_id: str) -> list[Subject]:
     found: dict[str, Subject] = {}
     for r in await backend.query(group_id, SUBJECTS, g=group_id):
         s = found.setdefault(r["uuid"], Subject(uuid=r["uuid"], name=r["name"] or "", key=_key_of(r["slot"])))
@@ -135,7 +135,7 @@ def _episode_ids(value: object) -> list[str]:
     return list(value or [])
 
 
-async def fact_history(backend: GraphBackend, group_id: str, subject: str, relation: str | None = None) -> SlotHistory:
+async def fact_history(backend: GraphReads, group_id: str, subject: str, relation: str | None = None) -> SlotHistory:
     chosen = choose_subject(subject, await subjects(backend, group_id))
     rows = [
         r

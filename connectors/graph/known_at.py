@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from connectors.graph.backend import as_datetime
+from connectors.graph.connection import as_datetime
 
 
 class Revision(BaseModel):

@@ -12,8 +12,8 @@ import logging
 
 from pydantic import BaseModel
 
-from connectors.graph.backend import META_LABEL, GraphBackend
 from connectors.graph.config import EmbedderMismatch
+from connectors.graph.connection import META_LABEL, GraphReads
 
 log = logging.getLogger(__name__)
 
@@ -35,13 +35,14 @@ class GraphStamp(BaseModel):
 
 
 def graphiti_version() -> str:
+    """From the installed distribution's metadata: reading the stamp must not import graphiti_core."""
     try:
         return importlib.metadata.version("graphiti-core")
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - graphiti-core is a dependency
         return "unknown"
 
 
-async def read_stamp(backend: GraphBackend, group_id: str) -> GraphStamp | None:
+async def read_stamp(backend: GraphReads, group_id: str) -> GraphStamp | None:
     rows = await backend.query(
         group_id,
         f"MATCH (m:{META_LABEL} {{group_id: $g}}) RETURN m.embedder AS embedder, m.embedding_dim AS dim, "
@@ -105,7 +106,7 @@ def check_stamp(
     return warnings
 
 
-async def check_pins(backend: GraphBackend, group_id: str, *, embedder: str, dim: int) -> list[str]:
+async def check_pins(backend: GraphReads, group_id: str, *, embedder: str, dim: int) -> list[str]:
     """Refuse or warn (once per process for each group and message) before a reader answers from the group."""
     stamp = await read_stamp(backend, group_id)
     if stamp is None:

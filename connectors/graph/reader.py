@@ -2,15 +2,16 @@
 
 Separate from the writer so that readers (agents, `graphfeed search`) hold no write path at all. It checks, per group,
 that the graph was written with the embedder this reader uses: vectors of another model would silently match nothing.
+It talks to the database through the drivers only (connection.py): no graphiti_core, openai, dagster or spaCy is
+imported on the read path (tests/graph/test_read_imports.py), so a question is answered in well under a second.
 """
 
 import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from connectors.graph.backend import GraphBackend, utcnow
 from connectors.graph.config import GraphConfig
-from connectors.graph.embedders import UsesEmbedder, local_graphiti
+from connectors.graph.connection import ReadBackend, utcnow
 from connectors.graph.episode_read import (
     EpisodeDetail,
     EpisodeFilters,
@@ -22,6 +23,7 @@ from connectors.graph.episode_read import (
 )
 from connectors.graph.history import SlotHistory
 from connectors.graph.pins import check_pins
+from connectors.graph.question_embedder import UsesEmbedder
 from ground.identity import validate_group_id
 
 
@@ -35,14 +37,13 @@ class GraphReader(UsesEmbedder):
         *,
         embedder: Any = None,
         clock: Callable[[], dt.datetime] = utcnow,
-        backend: GraphBackend | None = None,
+        backend: Any = None,
     ):
         self.config = config.check()
         self._owns_backend = backend is None  # a shared backend is opened and closed by its owner
-        self.backend = GraphBackend(config) if backend is None else backend
+        self.backend = ReadBackend(config) if backend is None else backend
         self._embedder = embedder
         self.clock = clock
-        self._graphiti: dict[str, Any] = {}
         self._checked: set[str] = set()
 
     @classmethod
@@ -57,15 +58,8 @@ class GraphReader(UsesEmbedder):
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        self._graphiti.clear()
         if self._owns_backend:
             await self.backend.close()
-
-    async def graphiti(self, group_id: str) -> Any:
-        await self.check_group(group_id)
-        if group_id not in self._graphiti:
-            self._graphiti[group_id] = local_graphiti(await self.backend.driver(group_id), self.embedder)
-        return self._graphiti[group_id]
 
     async def check_group(self, group_id: str) -> None:
         validate_group_id(group_id)
@@ -73,6 +67,12 @@ class GraphReader(UsesEmbedder):
             return
         await check_pins(self.backend, group_id, embedder=self.embedder_name, dim=int(self.config.embedding_dim))
         self._checked.add(group_id)
+
+    async def has_group(self, group_id: str) -> bool:
+        """False when the store holds no graph for the group (a reader creates none); a writer's backend always has."""
+        validate_group_id(group_id)
+        has = getattr(self.backend, "has_group", None)
+        return True if has is None else bool(await has(group_id))
 
     check_embedder = check_group  # the name search_facts calls on writers and readers alike
 
@@ -88,7 +88,10 @@ class GraphReader(UsesEmbedder):
         sources: Sequence[str] = (),
     ) -> list:
         """intents/sources: only facts that episodes with one of these intents / from one of these sources support."""
-        from connectors.graph.search import search_facts
+        from connectors.graph.search import FactHits, search_facts
+
+        if not await self.has_group(group_id):
+            return FactHits()  # nothing written to this group yet (FalkorDB: no graph to read)
 
         if intents or sources:
             from connectors.graph.fact_filters import search_facts_of_episodes

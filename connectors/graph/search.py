@@ -11,13 +11,9 @@ import asyncio
 import datetime as dt
 from typing import Any
 
-from graphiti_core.driver.driver import GraphProvider
-from graphiti_core.search.search_config import EdgeReranker, EdgeSearchConfig, EdgeSearchMethod, SearchConfig
-from graphiti_core.search.search_filters import ComparisonOperator, DateFilter, SearchFilters
-from graphiti_core.search.search_utils import fulltext_query
 from pydantic import BaseModel, Field
 
-from connectors.graph.backend import as_datetime
+from connectors.graph.connection import as_datetime, fulltext_query, is_neo4j
 from connectors.graph.search_steps import Edge, SearchSteps
 from ground.identity import validate_group_id
 from ground.records import as_utc
@@ -57,9 +53,12 @@ class FactHit(BaseModel):
         )
 
 
-def search_config(limit: int) -> SearchConfig:
+def search_config(limit: int) -> Any:
     """graphiti's search_ as graphfeed called it before issue 13 (BM25 + cosine + BFS, RRF): bench/search_bench.py's
-    baseline. Our own config object per call: Graphiti.search mutates its shared recipe's limit (notes §7.8)."""
+    baseline. Our own config object per call: Graphiti.search mutates its shared recipe's limit (notes §7.8).
+    graphiti is imported here only: the read path does not load it."""
+    from graphiti_core.search.search_config import EdgeReranker, EdgeSearchConfig, EdgeSearchMethod, SearchConfig
+
     return SearchConfig(
         edge_config=EdgeSearchConfig(
             search_methods=[EdgeSearchMethod.bm25, EdgeSearchMethod.cosine_similarity, EdgeSearchMethod.bfs],
@@ -74,8 +73,10 @@ def candidates(limit: int) -> int:
     return max(limit * CANDIDATE_FACTOR, 50)
 
 
-def as_of_filter(moment: dt.datetime) -> SearchFilters:
+def as_of_filter(moment: dt.datetime) -> Any:
     """The baseline's as-of filter. Outer lists are OR, inner lists AND (graphiti SearchFilters)."""
+    from graphiti_core.search.search_filters import ComparisonOperator, DateFilter, SearchFilters
+
     return SearchFilters(
         valid_at=[[DateFilter(date=moment, comparison_operator=ComparisonOperator.less_than_equal)]],
         invalid_at=[
@@ -184,9 +185,9 @@ def fuse(ranked_lists: list[list[str]]) -> list[str]:
 
 def _fulltext(query: str, group_id: str, driver: Any) -> str:
     """graphiti's own query builders: RediSearch terms OR-ed (no group filter: the graph is the group) / Lucene."""
-    if driver.provider == GraphProvider.NEO4J:
+    if is_neo4j(driver):
         return fulltext_query(query, [group_id], driver)
-    return driver.build_fulltext_query(query, None).strip()
+    return fulltext_query(query, None, driver).strip()
 
 
 _STOP = {"has", "is", "in", "on", "of", "to", "by", "the", "a", "at", "for"}

@@ -9,8 +9,7 @@ on FalkorDB per graph (a group id is its own graph), on Neo4j once per database 
 import logging
 from typing import Any
 
-from graphiti_core.driver.driver import GraphProvider
-from neo4j.exceptions import Neo4jError
+from connectors.graph.connection import is_neo4j
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +45,9 @@ def _neo4j_statement(pattern: str, var: str, prop: str, dim: int) -> str:
 async def ensure_vector_indexes(driver: Any, group_id: str, dim: int) -> list[str]:
     """Create the vector indexes if missing; returns the statements that created something (empty when all exist)."""
     created = []
-    if driver.provider == GraphProvider.NEO4J:
+    if is_neo4j(driver):
+        from neo4j.exceptions import Neo4jError  # here: a FalkorDB reader does not load the neo4j driver
+
         for pattern, var, prop in VECTOR_TARGETS:
             statement = _neo4j_statement(pattern, var, prop, dim)
             await driver.client.execute_query(statement, database_=driver._database)
@@ -71,7 +72,7 @@ async def ensure_vector_indexes(driver: Any, group_id: str, dim: int) -> list[st
 async def drop_vector_indexes(driver: Any, group_id: str, dim: int) -> None:
     """For bulk loads (bench): building the HNSW graph once after the load is ~3x cheaper than per write."""
     for pattern, var, prop in VECTOR_TARGETS:
-        if driver.provider == GraphProvider.NEO4J:
+        if is_neo4j(driver):
             await driver.client.execute_query(
                 f"DROP INDEX {neo4j_vector_index(prop, dim)} IF EXISTS", database_=driver._database
             )
@@ -88,7 +89,7 @@ async def await_indexes(driver: Any, group_id: str, timeout_s: float = 3600) -> 
     import asyncio
     import time
 
-    if driver.provider == GraphProvider.NEO4J:
+    if is_neo4j(driver):
         await driver.client.execute_query(f"CALL db.awaitIndexes({int(timeout_s)})", database_=driver._database)
         return
     graph = driver.client.select_graph(group_id)
@@ -103,7 +104,7 @@ async def await_indexes(driver: Any, group_id: str, timeout_s: float = 3600) -> 
 
 async def vector_indexes(driver: Any, group_id: str) -> dict[str, int]:
     """{property: dimension} of the vector indexes the search can use for the group."""
-    if driver.provider == GraphProvider.NEO4J:
+    if is_neo4j(driver):
         result = await driver.client.execute_query(
             "SHOW VECTOR INDEXES YIELD name, properties, options, state WHERE state = 'ONLINE' "
             "RETURN name, properties, options",
@@ -127,7 +128,7 @@ async def vector_indexes(driver: Any, group_id: str) -> dict[str, int]:
 
 async def fulltext_indexes(driver: Any, group_id: str) -> set[str]:
     """Labels/types (FalkorDB) or index names (Neo4j) with a full-text index, as graphiti created them."""
-    if driver.provider == GraphProvider.NEO4J:
+    if is_neo4j(driver):
         result = await driver.client.execute_query(
             "SHOW FULLTEXT INDEXES YIELD name RETURN name", database_=driver._database
         )

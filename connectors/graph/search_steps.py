@@ -10,8 +10,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from graphiti_core.driver.driver import GraphProvider
-
+from connectors.graph.connection import is_neo4j
 from connectors.graph.search_indexes import NEO4J_EDGE_FULLTEXT, NEO4J_NODE_FULLTEXT, neo4j_vector_index
 
 # Edges a graph step may scan around its origins (hubs hold thousands of facts: the cap bounds the step).
@@ -100,7 +99,7 @@ class SearchSteps:
         self.driver = driver
         self.group_id = group_id
         self.timeout_ms = max(1, int(timeout_ms))
-        self.neo4j = driver.provider == GraphProvider.NEO4J
+        self.neo4j = is_neo4j(driver)
         self.only = only
         self.names = names
         self.degraded: list[str] = degraded if degraded is not None else []

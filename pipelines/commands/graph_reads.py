@@ -7,7 +7,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable
 
-from pipelines.commands.common import EXIT_OK, graph_config, usage_error
+from pipelines.commands.common import EXIT_OK, Timings, graph_config, usage_error
 
 
 def source_labels(labels: Iterable[str], most: int = 3) -> str:
@@ -21,52 +21,79 @@ def source_labels(labels: Iterable[str], most: int = 3) -> str:
 
 def _moment(value: str | None, what: str) -> dt.datetime | None:
     """A date (start of that day, UTC) or an ISO datetime (UTC when it has no zone)."""
-    from mcp.server.mcpserver.exceptions import ToolError
+    from pipelines.read_inputs import parse_time
 
-    from pipelines.mcp_server import parse_time
+    return parse_time(value, what)
+
+
+def _read(args: argparse.Namespace, work, *, embeds: bool = False):
+    """Open a GraphReader on the configured graph, run `work(reader)`; with --timings, where the time went: imports,
+    server attach (the home's shared FalkorDB: started by the first read, attached to by the next), model load (the
+    question's embedder, only for `embeds`: loaded in the background meanwhile) and the query."""
+    timings = Timings(getattr(args, "timings", False))
+    with timings.phase("imports (config)"):
+        import asyncio
+
+        from connectors.graph.question_embedder import question_embedder
+
+        config = graph_config()
+    embedder = None
+    if embeds:
+        embedder = question_embedder(config)
+        getattr(embedder, "preload", lambda: None)()
+    with timings.phase("imports (reader)"):
+        from connectors.graph.reader import GraphReader
+
+    async def go():
+        reader = GraphReader(config, embedder=embedder)
+        with timings.phase("server attach"):
+            await reader.__aenter__()
+        try:
+            if embeds:
+                with timings.phase("model load (wait)"):
+                    await asyncio.to_thread(getattr, reader.embedder, "model", None)
+                loaded = getattr(reader.embedder, "load_seconds", None)
+                if loaded is not None:
+                    timings.add("model load (background)", loaded)
+            with timings.phase("query"):
+                return await work(reader)
+        finally:
+            await reader.__aexit__(None, None, None)
 
     try:
-        return parse_time(value, what)
-    except ToolError as exc:
-        raise ValueError(str(exc)) from None
+        return asyncio.run(go())
+    finally:
+        timings.report()
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    import asyncio
     import json
 
     from connectors.graph.config import ConfigError
-    from connectors.graph.reader import GraphReader
     from ground.identity import validate_group_id
+    from pipelines.read_inputs import episode_filters
 
     try:
         validate_group_id(args.group)
         as_of = _moment(args.as_of, "--as-of")
         known_at = _moment(args.known_at, "--known-at")
+        filters = episode_filters(args.intent, args.source, None, None, None)  # same checks as the MCP tools
     except (ConfigError, ValueError) as exc:
         return usage_error(str(exc))
-    from mcp.server.mcpserver.exceptions import ToolError
 
-    from pipelines.mcp_server import episode_filters
-
-    try:
-        filters = episode_filters(args.intent, args.source, None, None, None)  # same checks as the MCP tools
-    except ToolError as exc:
-        return usage_error(str(exc))
-
-    async def go():
-        async with GraphReader(graph_config()) as reader:
-            return await reader.search_facts(
-                args.query,
-                group_id=args.group,
-                as_of=as_of,
-                known_at=known_at,
-                limit=args.limit,
-                intents=filters.intents,
-                sources=filters.sources,
-            )
-
-    hits = asyncio.run(go())
+    hits = _read(
+        args,
+        lambda reader: reader.search_facts(
+            args.query,
+            group_id=args.group,
+            as_of=as_of,
+            known_at=known_at,
+            limit=args.limit,
+            intents=filters.intents,
+            sources=filters.sources,
+        ),
+        embeds=True,
+    )
     if args.json:
         for hit in hits:
             print(json.dumps(hit.model_dump(mode="json"), ensure_ascii=False))
@@ -96,11 +123,8 @@ def _stamp(value: dt.datetime | None) -> str:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    import asyncio
-
     from connectors.graph.config import ConfigError
     from connectors.graph.history import AmbiguousSubject
-    from connectors.graph.reader import GraphReader
     from ground.identity import validate_group_id
 
     try:
@@ -108,12 +132,10 @@ def cmd_history(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return usage_error(str(exc))
 
-    async def go():
-        async with GraphReader(graph_config()) as reader:
-            return await reader.fact_history(args.subject, group_id=args.group, relation=args.relation)
-
     try:
-        history = asyncio.run(go())
+        history = _read(
+            args, lambda reader: reader.fact_history(args.subject, group_id=args.group, relation=args.relation)
+        )
     except AmbiguousSubject as exc:
         print(f"graphfeed: {exc}", file=sys.stderr)
         return 1
@@ -141,35 +163,30 @@ def _print_episode_line(e) -> None:
 
 
 def cmd_episodes(args: argparse.Namespace) -> int:
-    import asyncio
     import json
 
-    from mcp.server.mcpserver.exceptions import ToolError
-
     from connectors.graph.config import ConfigError
-    from connectors.graph.reader import GraphReader
     from ground.identity import validate_group_id
-    from pipelines.mcp_server import check_limit, episode_filters
+    from pipelines.read_inputs import InputError, check_limit, episode_filters
 
     try:
         validate_group_id(args.group)
         filters = episode_filters(args.intent, args.source, args.actor, args.since, args.until)
         limit = check_limit(args.limit)
-    except (ConfigError, ToolError) as exc:
+    except (ConfigError, InputError) as exc:
         return usage_error(str(exc))
     if args.action in ("search", "get") and not args.query:
         return usage_error(f"episodes {args.action} needs a {'query' if args.action == 'search' else 'ID or key'}")
 
-    async def go():
-        async with GraphReader(graph_config()) as reader:
-            if args.action == "search":
-                return await reader.search_episodes(args.query, group_id=args.group, filters=filters, limit=limit)
-            if args.action == "get":
-                return await reader.get_episode(args.query, group_id=args.group)
-            return await reader.list_episodes(group_id=args.group, filters=filters, cursor=args.cursor, limit=limit)
+    async def work(reader):
+        if args.action == "search":
+            return await reader.search_episodes(args.query, group_id=args.group, filters=filters, limit=limit)
+        if args.action == "get":
+            return await reader.get_episode(args.query, group_id=args.group)
+        return await reader.list_episodes(group_id=args.group, filters=filters, cursor=args.cursor, limit=limit)
 
     try:
-        result = asyncio.run(go())
+        result = _read(args, work)
     except ValueError as exc:
         return usage_error(str(exc))
     if args.action == "get":
@@ -221,6 +238,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+TIMINGS_HELP = "print where the time went (imports, server attach, model load, query) to stderr"
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     from flow.settings import SOURCES
 
@@ -231,6 +251,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     se.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
     se.add_argument("--limit", type=int, default=10)
     se.add_argument("--json", action="store_true", help="one JSON object per fact")
+    se.add_argument("--timings", action="store_true", help=TIMINGS_HELP)
     se.add_argument(
         "--intent",
         action="append",
@@ -251,6 +272,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     hi.add_argument("--relation", help="only this relation (HAS_CONTACT, contact, assignee, status, ...)")
     hi.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
     hi.add_argument("--json", action="store_true")
+    hi.add_argument("--timings", action="store_true", help=TIMINGS_HELP)
     hi.set_defaults(func=cmd_history)
 
     ep = sub.add_parser("episodes", help="episodes: full-text search, one whole, or a page by time (read-only)")
@@ -265,6 +287,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ep.add_argument("--group", default=os.environ.get("GRAPHFEED_GROUP_ID", "graphfeed"))
     ep.add_argument("--limit", type=int, default=20)
     ep.add_argument("--json", action="store_true")
+    ep.add_argument("--timings", action="store_true", help=TIMINGS_HELP)
     ep.set_defaults(func=cmd_episodes)
 
     mc = sub.add_parser("mcp", help="read-only MCP server over the graph (stdio; --http HOST:PORT for HTTP)")

@@ -2,12 +2,11 @@
 
 import argparse
 
-from pipelines.commands.common import EXIT_OK, graph_parts, iso_date, usage_error
+from pipelines.commands.common import EXIT_OK, graph_parts, iso_date, open_ledger, usage_error
 
 
 def cmd_ledger(args: argparse.Namespace) -> int:
-    home, _, ledger = graph_parts()
-    with ledger.open(home) as book:
+    with open_ledger() as book:
         if args.action == "replay":
             statuses = tuple(s.strip() for s in args.status.split(",") if s.strip())
             count = book.replay(source=args.source, status=statuses)

@@ -3,22 +3,39 @@
 Public API: IntentClassifier, train, ensure_model, data_version, code_version.
 """
 
-from transforms.intent.classifier import IntentClassifier
-from transforms.intent.data import IntentDataError, Taxonomy, load_examples, load_taxonomy
-from transforms.intent.lexicon import Lexicon, LexiconError
-from transforms.intent.training import (
-    DEFAULT_HELDOUT,
-    DEFAULT_LEXICON,
-    DEFAULT_TAXONOMY,
-    DEFAULT_TRAIN,
-    data_version,
-    ensure_model,
-    model_dir,
-    train,
-)
-from transforms.intent.version import CODE_VERSION
+import importlib
+from typing import Any
 
-code_version: str = CODE_VERSION
+# Where each public name lives; imported on first use, so that `transforms.intent.data` (the taxonomy, read by the
+# read commands' input checks) does not drag the classifier and spaCy in (issue 29).
+_HOMES = {
+    "IntentClassifier": "classifier",
+    "IntentDataError": "data",
+    "Taxonomy": "data",
+    "load_examples": "data",
+    "load_taxonomy": "data",
+    "Lexicon": "lexicon",
+    "LexiconError": "lexicon",
+    "DEFAULT_HELDOUT": "data",
+    "DEFAULT_LEXICON": "data",
+    "DEFAULT_TAXONOMY": "data",
+    "DEFAULT_TRAIN": "data",
+    "data_version": "training",
+    "ensure_model": "training",
+    "model_dir": "training",
+    "train": "training",
+    "CODE_VERSION": "version",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "code_version":
+        name = "CODE_VERSION"
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'transforms.intent' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"transforms.intent.{home}"), name)
+
 
 __all__ = [
     "CODE_VERSION",

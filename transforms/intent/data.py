@@ -8,6 +8,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+# The bundled labelled data; here (not in training.py) so that reading the taxonomy does not import spaCy.
+DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "intent"
+DEFAULT_TRAIN = DATA_DIR / "train.jsonl"
+DEFAULT_TAXONOMY = DATA_DIR / "taxonomy.json"
+DEFAULT_LEXICON = DATA_DIR / "cues.json"
+DEFAULT_HELDOUT = DATA_DIR / "heldout.jsonl"
+
 OTHER = "other"
 
 

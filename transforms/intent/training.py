@@ -19,15 +19,19 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import compounding, fix_random_seed, minibatch
 
-from transforms.intent.data import LabelledText, Taxonomy, load_examples, load_taxonomy
+from transforms.intent.data import (  # noqa: F401 - the DEFAULT_* paths are also imported from here
+    DATA_DIR,
+    DEFAULT_HELDOUT,
+    DEFAULT_LEXICON,
+    DEFAULT_TAXONOMY,
+    DEFAULT_TRAIN,
+    LabelledText,
+    Taxonomy,
+    load_examples,
+    load_taxonomy,
+)
 from transforms.intent.features import CUES_KEY, FACTORY, LANG_KEY
 from transforms.intent.version import CODE_VERSION
-
-DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "intent"
-DEFAULT_TRAIN = DATA_DIR / "train.jsonl"
-DEFAULT_TAXONOMY = DATA_DIR / "taxonomy.json"
-DEFAULT_LEXICON = DATA_DIR / "cues.json"
-DEFAULT_HELDOUT = DATA_DIR / "heldout.jsonl"
 
 EPOCHS = 25
 DROPOUT = 0.2

@@ -1,7 +1,8 @@
 """The same all-MiniLM-L6-v2 forward pass as NumpyMiniLM, as an ONNX graph run by ONNX Runtime (≈ 3x faster on CPU).
 
 The graph is built in code from the safetensors weights with onnx.helper at first use (no exported binary is committed
-or downloaded, no torch): BERT embeddings, 6 encoder layers, mean pooling over the attention mask, L2 normalisation.
+or downloaded, no torch), and ONNX Runtime's optimised model is saved once and loaded by later processes
+(saved_model.py): BERT embeddings, 6 encoder layers, mean pooling over the attention mask, L2 normalisation.
 Same weights, same float32 arithmetic: vectors match NumpyMiniLM to float32 rounding (tests/graph/test_embedders.py),
 so the embedder identity recorded in the graph does not change.
 """
@@ -15,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from transforms.minilm import check_taps
+from transforms.minilm import check_taps, saved_model
 from transforms.minilm.weights import model_dir as weights_dir
 
+log = logging.getLogger(__name__)
 OPSET = 17  # LayerNormalization is in the default domain from 17; ReduceL2 still takes axes as an attribute
 
 
@@ -177,36 +179,72 @@ class OnnxMiniLM:
         threads: int = 0,
         int8: bool = False,
         taps: tuple[int, ...] = (),
+        cache: Path | str | None = None,
     ):
+        """cache: where the optimised model file is kept (saved_model.cache_dir() by default)."""
         import onnxruntime as ort
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
         d = Path(model_dir) if model_dir else weights_dir()
         cfg = json.loads((d / "config.json").read_text())
+        taps = check_taps(tuple(taps), cfg["num_hidden_layers"])
+        self.taps = taps
+        self.dim = cfg["hidden_size"] * (1 + len(taps))
+        self.precision = "int8" if int8 else "float32"
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads  # 0 = ORT's default (one per core)
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3  # ORT warns about shape merges of its own fused nodes
+        # no busy-waiting between ops: the cores are shared with FalkorDB and the event loop
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        variant = self.precision + "".join(f"-tap{t}" for t in taps)
+        try:
+            saved = saved_model.model_path(d / "model.safetensors", variant, ort.__version__, cache)
+        except OSError as exc:  # no writable cache: build in memory, as before
+            log.warning("no MiniLM model cache (%s): building the ONNX model in this process", exc)
+            saved = None
+        found = saved is not None and saved.exists() and saved_model.weights_file(saved).exists()
+        self.loaded_from = saved if found else None
+        if self.loaded_from is not None:
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # optimised when saved
+            self.session = ort.InferenceSession(str(saved), opts, providers=["CPUExecutionProvider"])
+        else:
+            self.session = self._build(d, cfg, taps, int8, opts, saved)
+        self.tok = Tokenizer.from_file(str(d / "tokenizer.json"))
+        self.tok.enable_truncation(max_len)
+        self.tok.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _build(d: Path, cfg: dict, taps: tuple[int, ...], int8: bool, opts, saved: Path | None):
+        """Build the graph from the weights, optimise it, and save ONNX Runtime's optimised model for later
+        processes (written to a private file, then renamed: concurrent builders never see half a file)."""
+        import onnxruntime as ort
+        from safetensors.numpy import load_file
+
         model = build_model(
             load_file(str(d / "model.safetensors")),
             cfg["hidden_size"],
             cfg["num_attention_heads"],
             cfg["num_hidden_layers"],
-            check_taps(taps, cfg["num_hidden_layers"]),
+            taps,
         )
-        self.taps = tuple(taps)
-        self.dim = cfg["hidden_size"] * (1 + len(taps))
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads  # 0 = ORT's default (one per core)
-        opts.inter_op_num_threads = 1
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        opts.log_severity_level = 3  # ORT warns about shape merges of its own fused nodes
-        # no busy-waiting between ops: the cores are shared with FalkorDB and the event loop
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.precision = "int8" if int8 else "float32"
         graph = quantize_dense(model) if int8 else model.SerializeToString()
-        self.session = ort.InferenceSession(graph, opts, providers=["CPUExecutionProvider"])
-        self.tok = Tokenizer.from_file(str(d / "tokenizer.json"))
-        self.tok.enable_truncation(max_len)
-        self.tok.enable_padding(pad_id=0, pad_token="[PAD]")
-        self._lock = threading.Lock()
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        built = saved_model.build_dir(saved) / saved.name if saved is not None else None
+        if built is not None:
+            opts.optimized_model_filepath = str(built)
+            opts.add_session_config_entry(
+                "session.optimized_model_external_initializers_file_name", saved_model.weights_file(built).name
+            )
+            opts.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
+        session = ort.InferenceSession(graph, opts, providers=["CPUExecutionProvider"])
+        if built is not None and saved is not None:
+            try:
+                saved_model.publish(built, saved)
+            except OSError as exc:
+                log.warning("could not keep the optimised MiniLM model at %s: %s", saved, exc)
+        return session
 
     def encode(self, texts: list[str]) -> np.ndarray:
         enc = self.tok.encode_batch(texts)

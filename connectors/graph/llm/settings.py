@@ -5,12 +5,14 @@ No endpoint configured (base_url None) means no LLM path at all: sources stay in
 
 import json
 import os
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, SecretStr
 
 from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice, PriceTable
-from transforms.episode import Episode
+
+if TYPE_CHECKING:  # an annotation only: the read commands load GraphConfig (and so this) without the episode model
+    from transforms.episode import Episode
 
 
 class LLMSettings(BaseModel):
@@ -56,7 +58,7 @@ class LLMSettings(BaseModel):
     def enabled(self) -> bool:
         return bool(self.base_url)
 
-    def worth_a_call(self, episode: Episode) -> bool:
+    def worth_a_call(self, episode: "Episode") -> bool:
         """LLM extraction is for free text. A record that says it has none (a Salesforce account, contact or
         opportunity without a description: every fact in it is written exactly from its fields) and an intent in
         skip_intents get structured facts only."""

@@ -1,0 +1,82 @@
+"""The read path imports only what reading needs (issue 29): each read command, run for real in a fresh interpreter on
+a written graph, leaves neither graphiti_core, openai, dagster nor spaCy in sys.modules. Importing them cost ~2 s of
+every `graphfeed search`."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from connectors.graph.config import GraphConfig
+from connectors.graph.sync_facade import SyncGraphWriter
+from tests.graph.scenario import MARCH, email_episode
+
+FORBIDDEN = ("graphiti_core", "openai", "dagster", "spacy")
+
+# Runs each command in turn and records, after each, the forbidden modules it brought in (first one to blame).
+PROBE = textwrap.dedent(
+    """
+    import json, sys
+    from pipelines.commands import main
+    forbidden = tuple(sys.argv[1].split(","))
+    commands = json.loads(sys.argv[2])
+    seen, blamed = set(), {}
+    for argv in commands:
+        code = main(argv)
+        loaded = {m.split(".")[0] for m in sys.modules} & set(forbidden)
+        blamed[" ".join(argv)] = {"exit": code, "new": sorted(loaded - seen)}
+        seen |= loaded
+    import pipelines.mcp_server  # the MCP server's tools run the same reader
+    blamed["import pipelines.mcp_server"] = {"exit": 0, "new": sorted(({m.split(".")[0] for m in sys.modules} & set(forbidden)) - seen)}
+    print(json.dumps(blamed))
+    """
+)
+
+
+@pytest.fixture
+def written_home(graph_home):
+    config = GraphConfig(home=graph_home)
+    with SyncGraphWriter(config) as writer:
+        writer.write_batch([email_episode("graphfeed", "<imports@acme>", MARCH)])
+    return graph_home
+
+
+def test_given_a_written_graph_when_each_read_command_runs_then_it_imports_no_graphiti_openai_dagster_or_spacy(
+    written_home,
+):
+    commands = [
+        ["search", "budget approval", "--group", "graphfeed"],
+        ["search", "budget", "--group", "graphfeed", "--source", "email", "--as-of", "2026-03-20"],
+        ["history", "Acme Corp", "--group", "graphfeed"],
+        ["episodes", "search", "budget", "--group", "graphfeed"],
+        ["episodes", "get", "<imports@acme>", "--group", "graphfeed"],
+        ["episodes", "list", "--group", "graphfeed"],
+        ["ledger"],
+    ]
+    env = {**os.environ, "GRAPHFEED_HOME": str(written_home), "GRAPHFEED_FALKOR_IDLE_SECONDS": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, ",".join(FORBIDDEN), json.dumps(commands)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    blamed = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(blamed) == {" ".join(c) for c in commands} | {"import pipelines.mcp_server"}
+    assert {cmd: r["new"] for cmd, r in blamed.items() if r["new"]} == {}
+    assert all(r["exit"] in (0, 1) for r in blamed.values()), blamed  # 1: history's "ambiguous subject" answer
+
+
+def test_given_the_probe_when_a_forbidden_module_is_imported_then_it_is_named():
+    """The probe itself can fail: the writer side does import graphiti_core."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, connectors.graph.writer; print('graphiti_core' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == "True"
