@@ -31,13 +31,7 @@ from transforms.facts import (
     person_entity,
     slot_key,
 )
-from transforms.text_date_facts import (
-    SLOT_KINDS,
-    date_statements,
-    prose,
-    slot_values,
-    stated_by_prose,
-)
+from transforms.text_date_facts import SLOT_KINDS, date_statements, prose, slot_values, stated_by_prose
 
 # The classifier already applied the intent threshold (GRAPHFEED_INTENT_THRESHOLD, by default its own calibrated one):
 # below it the episode's intent is `other`. A higher bar for facts is opt-in.
@@ -182,7 +176,13 @@ def intent_facts(
     for found in confirmed:
         iso = found.date.isoformat()
         text = f"{who} confirmed {iso} for {named} (on {day})"
-        attributes = {**base, "kind": "text_date", "date": iso, "sentence": found.sentence[:500], "date_form": found.form}
+        attributes = {
+            **base,
+            "kind": "text_date",
+            "date": iso,
+            "sentence": found.sentence[:500],
+            "date_form": found.form,
+        }
         b.fact(_event(g, person, DATE_RELATION, target, text, when, f"{episode.id}|{iso}", attributes))
     for kind, found in slot_values(statements).items():
         slot = SLOT_KINDS[kind]

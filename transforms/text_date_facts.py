@@ -42,9 +42,7 @@ SLOT_KINDS: dict[str, SlotKind] = {
         "HAS_DELIVERY_DATE", "delivery date", r"delivery(?:\s+date)?|liefer(?:termin|datum|ung)|auslieferung"
     ),
     "deadline": SlotKind(
-        "HAS_DEADLINE",
-        "deadline",
-        r"deadline|due\s+date|due(?!\s+to\b)|abgabetermin|\w*frist|stichtag|fällig(?:keit)?",
+        "HAS_DEADLINE", "deadline", r"deadline|due\s+date|due(?!\s+to\b)|abgabetermin|\w*frist|stichtag|fällig(?:keit)?"
     ),
     "release": SlotKind("HAS_RELEASE_DATE", "release date", r"release(?:[- ]?(?:date|termin))?|veröffentlichung"),
     "target": SlotKind("HAS_TARGET_DATE", "target date", r"target\s+date|\w*termin"),
