@@ -106,14 +106,17 @@ CONFIRMS = re.compile(
     r"confirm[eéoa]\w*|confirmons|convenu\w*|validé\w*|acordad\w*|aprobad\w*)\b|确认|确定|敲定",
     re.IGNORECASE,
 )
-# Not prose: addresses, paths, file names ("golive_2026-07-14.png"), inline code. Masked before dates are read.
+# Not prose: addresses, paths, file names ("golive_2026-07-14.png"), attachment placeholders ("[attachment:
+# Screenshot 2025-06-12 at 1.33.58 ]"), machine timestamps with seconds (log lines), inline code. Masked first.
 _NOT_PROSE = re.compile(
-    r"(?:https?|ftp)://\S+|www\.\S+|`[^`\n]*`|\S*[A-Za-z_]\S*[/\\]\S*|\S*[/\\]\S*[A-Za-z_]\S*|"
+    r"(?:https?|ftp)://\S+|www\.\S+|`[^`\n]*`|\[attachment:[^\]\n]*\]|\S*\d[ T]\d\d?:\d\d:\d\d\S*|"
+    r"\S*[A-Za-z_]\S*[/\\]\S*|\S*[/\\]\S*[A-Za-z_]\S*|"
     r"[\w.-]*\w\.(?:png|jpe?g|gif|bmp|svg|pdf|docx?|xlsx?|pptx?|csv|txt|log|zip|gz|tgz|tar|json|xml|ya?ml|py|"
     r"java|js|ts|sql|sh|msg|eml|mp4|mov|heic|webp)\b",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+")
+_FIELD_BLOCKS = ("Salesforce ", "History:")
 MAX_GAP_WORDS = 8  # slot word ... date: "Die Frist für die Abnahme ist der 30. Juni" has six between
 LEAD_WORDS = 4  # a moving verb before the slot word: "We moved the go-live from 1 July to 14 July"
 # CRM master data and field records (an opportunity's rendered fields) are no one's prose.
@@ -134,10 +137,14 @@ class DateStatement(BaseModel):
 
 
 def prose(episode: Episode) -> str:
-    """The author's new prose of the episode body (its title line is the subject, often a reply's inherited one)."""
+    """The author's new prose of the episode body (its title line is the subject, often a reply's inherited one);
+    a CRM record's rendered field block ("Salesforce Task, ...\nActivity date: ...") and field history are fields."""
     content, title = episode.content, (episode.metadata.title or "").strip()
     if title and content.startswith(title):
         content = content[len(title) :]
+    if episode.source == "salesforce" and episode.metadata.kind != "email":
+        paragraphs = content.strip().split("\n\n")
+        content = "\n\n".join(p for p in paragraphs if not p.startswith(_FIELD_BLOCKS))
     kind = "email" if episode.source == "email" else episode.metadata.kind or "note"
     return _NOT_PROSE.sub(" ", author_text(content, kind=kind).text)
 
