@@ -1,7 +1,8 @@
 """How many dates written in text become facts (transforms/text_date_facts.py), on exports of any source.
 
-Not a timing: counts of episodes, dates found in the author's prose (transforms.text_dates.find_dates), confirmed
-dates and slot statements per slot kind, and with --show the sentences, so a reader can judge them by hand. Every
+Not a timing: counts of episodes, dates found in the author's prose (transforms.text_dates.find_dates) and the date
+facts transforms.intent_facts writes from them (confirmed dates, slot values), with --show their sentences, so a
+reader can judge them by hand. Every
 record is read by the source's own export reader and rendered as the pipeline renders it (transforms.build); the
 intent does not matter to these facts, so no classifier runs.
 
@@ -12,10 +13,12 @@ import argparse
 from collections import Counter
 
 from assets.resources import SourceApisResource
+from connectors.registry import intent_subjects
 from ground.records import RecordFailure, as_utc
 from transforms.build import EpisodeSettings, make_episode, record_text
+from transforms.intent_facts import intent_facts
 from transforms.language import detect_language
-from transforms.text_date_facts import date_statements, prose, stated_by_prose
+from transforms.text_date_facts import prose, stated_by_prose
 from transforms.text_dates import find_dates
 
 
@@ -26,6 +29,7 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=0, help="print this many statements with their sentences")
     args = parser.parse_args()
     counts: Counter[str] = Counter()
+    subjects = intent_subjects()
     shown = 0
     seen: set[str] = set()
     for record in SourceApisResource().export_reader(args.source, args.paths).read(None):
@@ -45,15 +49,13 @@ def main() -> None:
         found = find_dates(own, episode.metadata.language, when).dates
         counts["episodes with a date in prose"] += bool(found)
         counts["dates in prose"] += len(found)
-        statements = date_statements(own, episode.metadata.language, when)
-        counts["episodes with a date fact"] += bool(statements)
-        for s in statements:
-            counts["confirmed dates"] += s.confirms
-            if s.slot:
-                counts[f"slot {s.slot}"] += 1
+        facts = [f for f in intent_facts(episode, subjects=subjects).facts if f.attributes.get("kind") != "intent"]
+        counts["episodes with a date fact"] += bool(facts)
+        for f in facts:
+            counts[f"facts {f.predicate}"] += 1
             if shown < args.show:
                 shown += 1
-                print(f"{record.source_key[:50]} | {s.slot or 'confirmed'} {s.date} ({s.form}) | {s.sentence[:160]}")
+                print(f"{record.source_key[:50]} | {f.predicate} {f.attributes['date']} | {f.attributes['sentence']}")
     for key, value in sorted(counts.items()):
         print(f"{key}: {value}")
 

@@ -184,7 +184,7 @@ def intent_facts(
             "date_form": found.form,
         }
         b.fact(_event(g, person, DATE_RELATION, target, text, when, f"{episode.id}|{iso}", attributes))
-    for kind, found in slot_values(statements).items():
+    for kind, found in slot_values(statements, f"{target.key} {target.name}").items():
         slot = SLOT_KINDS[kind]
         iso = found.date.isoformat()
         value = b.entity(date_entity(g, iso))

@@ -1,4 +1,4 @@
-"""Dates people state in their own words: confirmations ("I confirm 14 July for the cutover") and slot statements
+"""Dates people state in their own words: confirmations ("I confirm 14 July for the go-live") and slot statements
 ("Go-live moved to 14 July", "Die Frist ist der 30. Juni") of what an episode is about, whatever its intent.
 
 Read only from the author's new prose (transforms.author_text: quotes, {quote} blocks, reply history, signatures and
@@ -36,7 +36,7 @@ SLOT_KINDS: dict[str, SlotKind] = {
         "HAS_GO_LIVE_DATE",
         "go-live date",
         r"go[- ]?live(?:[- ]?(?:termin|datum|date))?|golive|livegang|produktivstart|produktivsetzung|"
-        r"inbetriebnahme|cut-?over|launch(?:\s+date)?|roll-?out(?:[- ]?(?:termin|date))?",
+        r"inbetriebnahme|launch(?:\s+date)?|roll-?out(?:[- ]?(?:termin|date))?",
     ),
     "delivery": SlotKind(
         "HAS_DELIVERY_DATE", "delivery date", r"delivery(?:\s+date)?|liefer(?:termin|datum|ung)|auslieferung"
@@ -53,7 +53,7 @@ SLOT_RELATIONS = {kind.predicate: name for name, kind in SLOT_KINDS.items()}
 SLOT_CUES: dict[str, tuple[frozenset[str], ...]] = {
     "HAS_GO_LIVE_DATE": tuple(
         frozenset(w.split())
-        for w in ("go live", "golive", "go-live", "launch", "cutover", "livegang", "produktivstart", "inbetriebnahme")
+        for w in ("go live", "golive", "go-live", "launch", "livegang", "produktivstart", "inbetriebnahme")
     ),
     "HAS_DELIVERY_DATE": tuple(frozenset({w}) for w in ("delivery", "deliver", "liefertermin", "lieferung")),
     "HAS_DEADLINE": tuple(frozenset({w}) for w in ("deadline", "due", "frist", "stichtag", "fällig")),
@@ -89,7 +89,8 @@ _HEDGE = re.compile(
     r"\b(?:propos\w*|suggest\w*|maybe|perhaps|might|could|would|should|possibly|tentativ\w*|hopefully|hope|if|"
     r"unless|whether|assum\w*|unclear|tbd|risk\w*|cannot|not|no\s+longer|never|vorschlag\w*|schlage\w*|"
     r"vielleicht|eventuell|evtl|möglicherweise|falls|wenn|ob|hoffentlich|könnte\w*|würde\w*|sollte\w*|unklar|"
-    r"gefährdet|fraglich|nicht|kein\w*|nie)\b|n't\b",
+    r"gefährdet|fraglich|nicht|kein\w*|nie|will\s+decide|to\s+be\s+(?:confirmed|decided)|tbc|pending|awaiting|"
+    r"entscheide[nt]?|steht\s+noch\s+aus|noch\s+offen)\b|n't\b",
     re.IGNORECASE,
 )
 _REQUEST = re.compile(
@@ -103,7 +104,7 @@ _QUESTION_START = re.compile(
 )
 CONFIRMS = re.compile(
     r"\b(confirm(s|ed|ing)?|agreed|approved|bestätig\w*|zugesagt|vereinbart|festgelegt|steht fest|"
-    r"confirm[eéoa]\w*|confirmons|convenu\w*|validé\w*|acordad\w*|aprobad\w*)\b|确认|确定|敲定",
+    r"confirm[eéoa](?!tion)\w*|confirmons|convenu\w*|validé\w*|acordad\w*|aprobad\w*)\b|确认|确定|敲定",
     re.IGNORECASE,
 )
 # Not prose: addresses, paths, file names ("golive_2026-07-14.png"), attachment placeholders ("[attachment:
@@ -116,6 +117,11 @@ _NOT_PROSE = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+")
+_ISSUE_KEY = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{1,9}-\d+(?![\w-])")
+_CLAUSE_END = re.compile(r";\s*|(?<=[.!])\s+(?=[A-ZÄÖÜ])")
+# A slot word that states by itself: "due 10 April", "fällig am 30.6." (only a preposition between).
+_SELF_STATING = re.compile(r"^(?:due|fällig)$", re.IGNORECASE)
+_PREPOSITIONS = frozenset({"on", "by", "am", "bis", "zum", "the", "den", "dem"})
 _FIELD_BLOCKS = ("Salesforce ", "History:")
 MAX_GAP_WORDS = 8  # slot word ... date: "Die Frist für die Abnahme ist der 30. Juni" has six between
 LEAD_WORDS = 4  # a moving verb before the slot word: "We moved the go-live from 1 July to 14 July"
@@ -158,27 +164,49 @@ def date_statements(text: str, language: str, when: dt.datetime) -> list[DateSta
     date in two lines is read in both)."""
     out: list[DateStatement] = []
     for line in text.splitlines():
-        for found in find_dates(line, language, when).dates:
-            statement = _statement(found)
+        found = find_dates(line, language, when).dates
+        for date in found:
+            others = [f for f in found if f.sentence == date.sentence and f is not date]
+            statement = _statement(date, others)
             if statement is not None:
                 out.append(statement)
     return out
 
 
-def _statement(found: TextDate) -> DateStatement | None:
-    sentence = found.sentence
-    if _asks_or_hedges(sentence):
+def _statement(found: TextDate, others: list[TextDate]) -> DateStatement | None:
+    """The date as a statement, given the other dates of its sentence: a slot word's value is the first current
+    date after it ("Go-live target: 2026-07-15 (confirmed ... on 2026-06-10)"), and a confirming sentence confirms
+    its first current date only."""
+    sentence, spans = _clause(found, others)
+    if sentence is None or _asks_or_hedges(sentence):
         return None
     at = sentence.find(found.surface)
-    if at < 0 or _OLD_VALUE.search(sentence[:at]):
+    if _OLD_VALUE.search(sentence[:at]):
         return None
-    confirms = bool(CONFIRMS.search(sentence))
-    slot = _slot(sentence, at, at + len(found.surface), confirms)
+    earlier = [pos for pos, _ in spans if pos < at and not _OLD_VALUE.search(sentence[:pos])]
+    confirms = bool(CONFIRMS.search(sentence)) and not earlier
+    slot = _slot(sentence, at, at + len(found.surface), confirms, max(earlier, default=-1))
     if slot is None and not confirms:
         return None
     return DateStatement(
         date=found.date, surface=found.surface, sentence=sentence, form=found.form, confirms=confirms, slot=slot
     )
+
+
+def _clause(found: TextDate, others: list[TextDate]) -> tuple[str | None, list[tuple[int, int]]]:
+    """The clause of the sentence around the date (";" and sentence ends outside dates bound it: a date's own
+    period, "on 9 April. Please review ...", ends no sentence for find_dates), with the other dates' spans in it."""
+    sentence = found.sentence
+    at = sentence.find(found.surface)
+    if at < 0:
+        return None, []
+    dates = [(p, p + len(o.surface)) for o in others if (p := sentence.find(o.surface)) >= 0]
+    inside = [*dates, (at, at + len(found.surface))]
+    cuts = [m for m in _CLAUSE_END.finditer(sentence) if not any(a <= m.start() < b for a, b in inside)]
+    left = max((m.end() for m in cuts if m.end() <= at), default=0)
+    right = min((m.start() for m in cuts if m.start() >= at + len(found.surface)), default=len(sentence))
+    clause = sentence[left:right]
+    return clause, [(a - left, b - left) for a, b in dates if left <= a and b <= right]
 
 
 def _asks_or_hedges(sentence: str) -> bool:
@@ -192,14 +220,18 @@ def _kind(m: re.Match[str]) -> str:
     return next(name for name, value in m.groupdict().items() if value is not None)
 
 
-def _slot(sentence: str, start: int, end: int, confirms: bool) -> str | None:
-    """The slot the date at [start, end) fills: the nearest slot word before it that a stating word ties to it, or a
-    slot word right after "<date> is"; in a confirming sentence any slot word it names."""
+def _slot(sentence: str, start: int, end: int, confirms: bool, previous: int) -> str | None:
+    """The slot the date at [start, end) fills: the nearest slot word before it (and after the sentence's previous
+    current date, at `previous`) that a stating word ties to it, or a slot word right after "<date> is"; in a
+    confirming sentence any slot word it names."""
     nouns = list(_NOUN.finditer(sentence))
-    for m in reversed([n for n in nouns if n.end() <= start]):
+    for m in reversed([n for n in nouns if previous < n.start() and n.end() <= start]):
         between = sentence[m.end() : start]
         lead = " ".join(_WORD.findall(sentence[: m.start()])[-LEAD_WORDS:])
-        if len(_WORD.findall(between)) <= MAX_GAP_WORDS and (_LINK.search(between) or _LINK.search(lead)):
+        words = _WORD.findall(between)
+        if len(words) <= MAX_GAP_WORDS and (_LINK.search(between) or _LINK.search(lead)):
+            return _kind(m)
+        if _SELF_STATING.match(m.group()) and {w.lower() for w in words} <= _PREPOSITIONS and len(words) <= 2:
             return _kind(m)
     after = _DATE_FIRST.match(sentence[end:])
     if after:
@@ -209,6 +241,13 @@ def _slot(sentence: str, start: int, end: int, confirms: bool) -> str | None:
     return _kind(nouns[-1]) if confirms and nouns else None
 
 
-def slot_values(statements: list[DateStatement]) -> dict[str, DateStatement]:
-    """slot kind -> the value the episode leaves it at (its last statement of that slot)."""
-    return {s.slot: s for s in statements if s.slot is not None}
+def slot_values(statements: list[DateStatement], subject: str) -> dict[str, DateStatement]:
+    """slot kind -> the value the episode leaves its subject's slot at (its last statement of that slot). A clause
+    that names an issue key the subject (its key and name) does not ("- SSO (ACME-15): due 10 April" in a status
+    mail) states that issue's date, not the subject's."""
+    own = {k.upper() for k in _ISSUE_KEY.findall(subject)}
+    return {
+        s.slot: s
+        for s in statements
+        if s.slot is not None and {k.upper() for k in _ISSUE_KEY.findall(s.sentence)} <= own
+    }

@@ -103,7 +103,7 @@ def test_given_a_question_a_quote_a_hedge_a_file_name_or_no_slot_word_then_no_da
 
 
 def test_given_a_confirmation_in_a_status_update_then_the_confirmed_date_and_the_slot_are_written():
-    episode = comment("I confirm 14 July for the cutover.")
+    episode = comment("I confirm 14 July for the go-live.")
     facts = {f.predicate: f for f in intent_facts(episode).facts}
     assert set(facts) == {"REPORTED_STATUS", DATE_RELATION, "HAS_GO_LIVE_DATE"}
     assert facts[DATE_RELATION].attributes["date"] == facts["HAS_GO_LIVE_DATE"].attributes["date"] == "2026-07-14"
@@ -145,3 +145,41 @@ def test_given_a_crm_task_then_its_rendered_fields_state_no_date_but_its_descrip
         fields=fields,
     )
     assert slots(episode) == {"HAS_GO_LIVE_DATE": ("2026-07-14", "year_inferred")}
+
+
+def test_given_a_slot_value_and_the_day_it_was_confirmed_then_the_value_fills_the_slot_and_is_the_confirmed_date():
+    # the sample's Go-Live Runbook page, version of 2026-06-12
+    episode = comment("Go-live target: 2026-07-15 (confirmed by Acme's steering committee on 2026-06-10).", "other")
+    facts = intent_facts(episode).facts
+    assert slots(episode) == {"HAS_GO_LIVE_DATE": ("2026-07-15", "absolute")}
+    assert [f.attributes["date"] for f in facts if f.predicate == DATE_RELATION] == ["2026-07-15"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The steering committee will decide on 4 June; you will get the formal confirmation after that.",
+        "Cutover rehearsal on 7 July, cutover on 11 and 12 July.",
+    ],
+)
+def test_given_a_pending_decision_or_another_milestone_then_no_date_fact(text):
+    assert intent_facts(comment(text, "other")).facts == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # the sample's kickoff mail: "9 April." keeps its period, so find_dates' sentence runs on into a request
+            "Key points: target go-live is 2026-07-01; the committee decides on 9 April. Please review the page.",
+            {"HAS_GO_LIVE_DATE": ("2026-07-01", "absolute")},
+        ),
+        (
+            "- SSO (OPS-42): waiting for the Okta metadata, due 10 April.",
+            {"HAS_DEADLINE": ("2026-04-10", "year_inferred")},
+        ),
+        ("- SSO (ACME-15): waiting for the Okta metadata, due 10 April.", {}),  # another issue's deadline
+        ("Die Rechnung ist fällig am 30.06.", {"HAS_DEADLINE": ("2026-06-30", "year_inferred")}),
+    ],
+)
+def test_given_a_clause_of_a_longer_sentence_or_a_self_stating_slot_word_then_the_slot_fact(text, expected):
+    assert slots(comment(text, "other")) == expected
