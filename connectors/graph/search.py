@@ -248,8 +248,8 @@ def _stem(word: str) -> str:
 def _prefer(query: str, centers: list[str], edges: list[Any]) -> list[Any]:
     """Facts whose relation the question names first; among those, a slot's own facts ("what is the status of NW-7"
     ~ HAS_STATUS) before events that only share a word of it (REPORTED_STATUS) unless the question asks for the event
-    ("who reported status"); then event facts (many alike: "X confirmed a date on ...") that say more of the
-    question's words, then the facts of the entity it names best (the first graph-step origin: graphiti's
+    ("who reported status"); then the facts that say more of the question's words (many alike: "X confirmed a date
+    on ...", "The go-live date of <subject> is ..." of several subjects), then the facts of the entity it names best (the first graph-step origin: graphiti's
     node-distance idea at distance 0); the fused order otherwise."""
     stems = _stems(query)
     asked = set(named_events(query))
@@ -257,7 +257,7 @@ def _prefer(query: str, centers: list[str], edges: list[Any]) -> list[Any]:
     def key(edge: Any) -> tuple[bool, bool, int, bool]:
         named = names_relation(edge, query)
         event = _is_event(edge.name or "")
-        said = len(stems & _stems(edge.fact or "")) if named and event else 0
+        said = len(stems & _stems(edge.fact or "")) if named else 0
         touches = edge.source_node_uuid in centers or edge.target_node_uuid in centers
         return not named, event and edge.name not in asked, -said, not touches
 

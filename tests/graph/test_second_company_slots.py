@@ -118,3 +118,13 @@ def test_slot_questions_rank_the_slot_fact_first_and_event_questions_the_events(
         reported = SyncGraphReader(writer).search("Who reported status on FJL-7?", group_id=group_id, limit=5)
     assert not_first == []
     assert [h.name for h in reported[:3]] == ["REPORTED_STATUS"] * 3
+
+
+def test_given_slot_and_event_questions_then_the_relations_they_ask_for():
+    from connectors.graph.search import named_events, named_slots
+
+    assert named_slots("When is the go-live of FJL-7?") == named_slots("Wann ist der Go-Live von FJL-7?")
+    assert named_slots("When is FJL-7 due?") == named_slots("Was ist die Frist für FJL-7?") == ["HAS_DEADLINE"]
+    assert named_slots("What is the status of FJL-7 now?") == named_events("What is the status of FJL-7 now?") == []
+    # an event cue is stemmed as the question is: "status" -> "statu" matched neither before
+    assert named_events("Who reported status on FJL-7?") == ["REPORTED_STATUS"]
