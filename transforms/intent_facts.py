@@ -1,13 +1,14 @@
-"""Facts from what people write, without an LLM: one intent fact per episode, and the dates a confirmation states.
+"""Facts from what people write, without an LLM: one intent fact per episode, and the dates its author states.
 
 An episode whose intent is not `other` (the classifier's threshold already applied) becomes one event fact from its actor to
 what it is about — the Jira issue, the Confluence page, the CRM record, or the mail thread — on the same entity ids the
-structured extractors use, so "who escalated the risk?" finds a person linked to the issue the risk is on. A
-confirm_date episode also yields one fact per date in the author's own text ("Priya Raman confirmed 2026-07-15 for
-'Go-live confirmed'"), keeping the sentence it came from. Events never close each other (no single-valued slot);
-ids are uuid5 of the episode, so a rerun rewrites the same edges. A system actor (bot, CRM integration) states no
-intent unless the record names a human author; CRM master data (users, contacts, accounts) states none. A date
-counts as confirmed only in a sentence that confirms (confirm/bestätigen/confirmer/confirmar/确认...), not a question. Amounts and decisions' contents stay with the LLM path.
+structured extractors use, so "who escalated the risk?" finds a person linked to the issue the risk is on. Whatever
+its intent, an episode also yields (transforms/text_date_facts.py) one event fact per date its author's own prose
+confirms ("Priya Raman confirmed 2026-07-15 for 'Go-live confirmed'") and one slot fact per date it sets a slot of
+the subject to ("The go-live date of FJL-7 (...) is 2026-07-14"): single-valued per (subject, slot kind), so a later
+statement ends the earlier value. Events never close each other; ids are uuid5 of the episode, so a rerun rewrites
+the same edges. A system actor (bot, CRM integration) states nothing unless the record names a human author; CRM
+master data (users, contacts, accounts) states no intent. Amounts and decisions' contents stay with the LLM path.
 """
 
 import datetime as dt
@@ -22,14 +23,15 @@ from transforms.facts import (
     FactSet,
     FactSpec,
     _Builder,
+    entity_uuid,
     make_fact,
     message_entity,
     normalise_email,
     organisation_for,
     person_entity,
+    slot_key,
 )
-from transforms.quotes import strip_reply
-from transforms.text_dates import find_dates
+from transforms.text_date_facts import SLOT_KINDS, date_statements, prose, slot_values, stated_by_prose
 
 # The classifier already applied the intent threshold (GRAPHFEED_INTENT_THRESHOLD, by default its own calibrated one):
 # below it the episode's intent is `other`. A higher bar for facts is opt-in.
@@ -46,7 +48,11 @@ INTENT_RELATIONS: dict[str, tuple[str, str]] = {
     "close_deal": ("CLOSED_DEAL", "closed a deal"),
 }
 DATE_RELATION = "CONFIRMED_DATE_VALUE"
-FACT_KINDS = {relation: "intent" for relation, _ in INTENT_RELATIONS.values()} | {DATE_RELATION: "text_date"}
+FACT_KINDS = (
+    {relation: "intent" for relation, _ in INTENT_RELATIONS.values()}
+    | {DATE_RELATION: "text_date"}
+    | {kind.predicate: "text_slot" for kind in SLOT_KINDS.values()}
+)
 # Word stems (connectors/graph/search.py's _stem) by which a question asks for an event relation: any set, all of it.
 EVENT_CUES: dict[str, tuple[frozenset[str], ...]] = {
     "ESCALATED_RISK": (frozenset({"escalat"}),),
@@ -61,14 +67,6 @@ EVENT_CUES: dict[str, tuple[frozenset[str], ...]] = {
 
 _REPLY_PREFIX = re.compile(
     r"^\s*((re|aw|wg|fw|fwd|tr|rv|sv|vs|antw|答复|回复|转发)\s*(\[\d+\])?\s*[:：]\s*)+", re.IGNORECASE
-)
-_QUOTED_LINE = re.compile(r"^\s*>")
-# A confirm_date episode also proposes, moves and asks about dates (the taxonomy's label covers all four): a date is
-# written as confirmed only from a sentence that says so and is not a question.
-CONFIRMS = re.compile(
-    r"\b(confirm(s|ed|ing)?|agreed|approved|bestätig\w*|zugesagt|vereinbart|festgelegt|steht fest|"
-    r"confirm[eéoa]\w*|confirmons|convenu\w*|validé\w*|acordad\w*|aprobad\w*)\b|确认|确定|敲定",
-    re.IGNORECASE,
 )
 # CRM master data (people, accounts, roles) is no one's writing: its rendered fields carry no intent.
 NO_INTENT_KINDS = frozenset({"user", "contact", "contact_role", "account", "account_history"})
@@ -132,12 +130,6 @@ def subject_of(
     return subjects.get(episode.source, message_subject)(episode, domain_orgs)
 
 
-def own_text(episode: Episode) -> str:
-    """The author's new words: reply history, '>' quotes and signatures removed (mail content is already stripped)."""
-    text = episode.content if episode.source == "email" else strip_reply(episode.content)
-    return "\n".join(line for line in text.splitlines() if not _QUOTED_LINE.match(line))
-
-
 def _who(person: EntitySpec, actor: Actor, domain_orgs: Mapping[str, str]) -> str:
     """'Dana Whitfield (Acme Corp)': a configured employer makes "what did Acme decide?" findable."""
     org = organisation_for(normalise_email(actor.email) or normalise_email(actor.id), domain_orgs)
@@ -151,31 +143,39 @@ def intent_facts(
     *,
     subjects: Mapping[str, Subject],
 ) -> FactSet:
-    """The intent fact (and, for confirm_date, the date facts) of one episode; empty for `other` or a bot.
-
-    subjects maps a source to what its episodes are about (connectors.registry.intent_subjects()).
+    """The intent fact of one episode (none for `other`, below the threshold or vetoed by the record), and whatever
+    its intent, the dates its author's prose confirms and the slots it sets (transforms/text_date_facts.py); empty
+    for a bot. subjects maps a source to what its episodes are about (connectors.registry.intent_subjects()).
     """
     b = _Builder()
-    relation = INTENT_RELATIONS.get(episode.intent)
     writer = author(episode)
-    if relation is None or episode.intent_confidence < threshold or writer is None or record_vetoes(episode):
+    if writer is None:
+        return b.result()
+    relation = INTENT_RELATIONS.get(episode.intent)
+    if relation is not None and (episode.intent_confidence < threshold or record_vetoes(episode)):
+        relation = None
+    when = as_utc(episode.timestamp)
+    statements = date_statements(prose(episode), episode.metadata.language, when) if stated_by_prose(episode) else []
+    if relation is None and not statements:
         return b.result()
     orgs = {k.lower(): v for k, v in (domain_orgs or {}).items()}
-    g, when = episode.group_id, as_utc(episode.timestamp)
+    g = episode.group_id
     person = b.entity(person_entity(g, writer, episode.source))
     target, where = subject_of(episode, orgs, subjects)
     target = b.entity(target)
     who, day = _who(person, writer, orgs), when.date().isoformat()
-    confidence = round(float(episode.intent_confidence), 4)
-    predicate, verb = relation
-    base = {"kind": "intent", "intent": episode.intent, "intent_confidence": confidence}
-    confirmed = _confirmed_dates(episode, when) if episode.intent == "confirm_date" else []
-    # the intent fact names the dates it confirms, so the first hit answers "who confirmed which date"
-    stated = f" ({', '.join(f.date.isoformat() for f in confirmed)})" if confirmed else ""
-    b.fact(_event(g, person, predicate, target, f"{who} {verb}{stated} {where} on {day}", when, episode.id, base))
+    base = {"kind": "intent", "intent": episode.intent, "intent_confidence": round(float(episode.intent_confidence), 4)}
+    confirmed = [s for s in statements if s.confirms]
+    if relation is not None:
+        predicate, verb = relation
+        # the intent fact names the dates it confirms, so the first hit answers "who confirmed which date"
+        dates = sorted({s.date.isoformat() for s in confirmed}) if episode.intent == "confirm_date" else []
+        stated = f" ({', '.join(dates)})" if dates else ""
+        b.fact(_event(g, person, predicate, target, f"{who} {verb}{stated} {where} on {day}", when, episode.id, base))
+    named = where.split(" ", 1)[1]
     for found in confirmed:
         iso = found.date.isoformat()
-        text = f"{who} confirmed {iso} for {where.split(' ', 1)[1]} (on {day})"
+        text = f"{who} confirmed {iso} for {named} (on {day})"
         attributes = {
             **base,
             "kind": "text_date",
@@ -184,16 +184,42 @@ def intent_facts(
             "date_form": found.form,
         }
         b.fact(_event(g, person, DATE_RELATION, target, text, when, f"{episode.id}|{iso}", attributes))
+    for kind, found in slot_values(statements, f"{target.key} {target.name}").items():
+        slot = SLOT_KINDS[kind]
+        iso = found.date.isoformat()
+        value = b.entity(date_entity(g, iso))
+        attributes = {
+            **base,
+            "kind": "text_slot",
+            "slot_kind": kind,
+            "date": iso,
+            "sentence": found.sentence[:500],
+            "date_form": found.form,
+            "stated_by": person.name,
+        }
+        b.fact(
+            make_fact(
+                g,
+                target,
+                slot.predicate,
+                value,
+                f"The {slot.phrase} of {named} is {iso} ({who}, {day})",
+                valid_at=when,
+                episode_ids=[episode.id],
+                single_valued=slot_key(target.key, slot.predicate),
+                qualifier=episode.id,
+                attributes=attributes,
+            )
+        )
     return b.result()
 
 
-def _confirmed_dates(episode: Episode, when: dt.datetime) -> list[Any]:
-    """Dates in the author's own words, each in a sentence that confirms it (not a question)."""
-    return [
-        found
-        for found in find_dates(own_text(episode), episode.metadata.language, when).dates
-        if CONFIRMS.search(found.sentence) and not found.sentence.rstrip().endswith(("?", "？"))
-    ]
+def date_entity(group_id: str, iso: str) -> EntitySpec:
+    """A date as a value node, keyed as the CRM's date values are (connectors/salesforce/facts.value_entity)."""
+    key = f"value:date:{iso}"
+    return EntitySpec(
+        uuid=entity_uuid(group_id, key), key=key, label="Date", name=iso, summary=f"Date {iso}", attributes={"key": key}
+    )
 
 
 def _event(

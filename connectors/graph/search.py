@@ -9,6 +9,7 @@ times out (server-side timeout on every query) is dropped and named in `FactHits
 
 import asyncio
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -18,6 +19,7 @@ from connectors.graph.search_steps import Edge, SearchSteps
 from ground.identity import validate_group_id
 from ground.records import as_utc
 from transforms.intent_facts import EVENT_CUES
+from transforms.text_date_facts import SLOT_CUES
 
 # History can outrank current facts in RRF; fetch more candidates than asked so "current first" has material.
 CANDIDATE_FACTOR = 3
@@ -135,11 +137,13 @@ async def search_facts(
         now=pushed if pushed is not None else writer.clock(),  # `held` at the as-of date, else now
     )
     ranked = await _ranked(steps, query, text, vec, pool, pushed, exact)
-    named = named_events(query)
-    if named:
-        events = await _ranked(steps.narrowed(named), query, text, vec, pool, pushed, exact)
-        first = {e.uuid for e in events}
-        ranked = events + [e for e in ranked if e.uuid not in first]
+    # events the question asks for lead, then the text date slots it asks for (each also searched among its own
+    # relations, so a few are not drowned by the many facts that share the question's nouns), then the rest
+    for named in (named_slots(query), named_events(query)):
+        if named:
+            found = await _ranked(steps.narrowed(named), query, text, vec, pool, pushed, exact)
+            first = {e.uuid for e in found}
+            ranked = found + [e for e in ranked if e.uuid not in first]
     if known_at is not None:
         from connectors.graph.known_at import as_known, known_edges
 
@@ -207,20 +211,32 @@ def names_relation(edge: Any, query: str) -> bool:
 
 
 def _stems(query: str) -> set[str]:
-    words = {w.strip("?.,!'\"").lower() for w in query.replace("'s", " ").split()}
+    """Stems of the words, a hyphenated word also as its parts ("go-live" -> go-live, go, live)."""
+    words = {w.strip("?.,!:;()'\"").lower() for w in query.replace("'s", " ").split()}
+    words |= {part for w in words if "-" in w for part in w.split("-") if part}
     return {_stem(w) for w in words if w not in _STOP}
 
 
 def _names(relation: str, query: str) -> bool:
     stems = _stems(query)
-    return any(_stem(r) in stems for r in _relation_words(relation))
+    return any(_stem(r) in stems for r in _relation_words(relation)) or relation in named_slots(query)
+
+
+def named_slots(query: str) -> list[str]:
+    """Date slots stated in text that the question asks for ("when is the go-live of X", "wann ist die Frist")."""
+    return _cued(SLOT_CUES, query)
+
+
+def _cued(cues: Mapping[str, tuple[frozenset[str], ...]], query: str) -> list[str]:
+    """The relations one of whose cue sets the question says whole (cue words stemmed as the question's)."""
+    stems = _stems(query)
+    return [relation for relation, sets in cues.items() if any({_stem(w) for w in cue} <= stems for cue in sets)]
 
 
 def named_events(query: str) -> list[str]:
     """Event relations from text the question asks about ("who escalated", "what did they decide"): searched among
     those edges too, so a few events are not drowned by the many mail facts that share the question's nouns."""
-    stems = _stems(query)
-    return [relation for relation, cues in EVENT_CUES.items() if any(cue <= stems for cue in cues)]
+    return _cued(EVENT_CUES, query)
 
 
 def _stem(word: str) -> str:
@@ -231,16 +247,20 @@ def _stem(word: str) -> str:
 
 
 def _prefer(query: str, centers: list[str], edges: list[Any]) -> list[Any]:
-    """Facts whose relation the question names first; among those, event facts (many alike: "X confirmed a date on
-    ...") that say more of the question's words, then the facts of the entity it names best (the first graph-step
-    origin: graphiti's node-distance idea at distance 0); the fused order otherwise."""
+    """Facts whose relation the question names first; among those, a slot's own facts ("what is the status of NW-7"
+    ~ HAS_STATUS) before events that only share a word of it (REPORTED_STATUS) unless the question asks for the event
+    ("who reported status"); then the facts that say more of the question's words (many alike: "X confirmed a date
+    on ...", "The go-live date of <subject> is ..." of several subjects), then the facts of the entity it names best (the first graph-step origin: graphiti's
+    node-distance idea at distance 0); the fused order otherwise."""
     stems = _stems(query)
+    asked = set(named_events(query))
 
-    def key(edge: Any) -> tuple[bool, int, bool]:
+    def key(edge: Any) -> tuple[bool, bool, int, bool]:
         named = names_relation(edge, query)
-        said = len(stems & _stems(edge.fact or "")) if named and _is_event(edge.name or "") else 0
+        event = _is_event(edge.name or "")
+        said = len(stems & _stems(edge.fact or "")) if named else 0
         touches = edge.source_node_uuid in centers or edge.target_node_uuid in centers
-        return not named, -said, not touches
+        return not named, event and edge.name not in asked, -said, not touches
 
     return sorted(edges, key=key)
 

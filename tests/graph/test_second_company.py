@@ -154,11 +154,23 @@ def fjordline_questions(amounts: tuple[str, str]) -> list[Question]:
     ]
 
 
+# What the classifier would read into FJL-7's comments, fixed here so the test does not train a model.
+COMMENT_INTENTS = {
+    "FJL-7#50001": ("status_update", "en"),
+    "FJL-7#50002": ("status_update", "de"),
+    "FJL-7#50003": ("request_info", "en"),
+    "FJL-7#50004": ("status_update", "en"),
+}
+
+
 def jira_episodes(group_id: str):
     records, failures = split(JiraExportReader([JIRA]).read())
     assert not failures
+    settings = EpisodeSettings(group_id=group_id)
     return [
-        make_episode(r, record_text(r), "en", "other", 1.0, [], EpisodeSettings(group_id=group_id)) for r in records
+        make_episode(r, record_text(r), lang, intent, 0.9, [], settings)
+        for r in records
+        for intent, lang in [COMMENT_INTENTS.get(r.source_key, ("other", "en"))]
     ]
 
 

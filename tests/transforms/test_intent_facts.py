@@ -128,7 +128,8 @@ def test_given_a_german_confirmation_then_the_date_fact_carries_the_sentence_and
         thread_key="<m1@northwind.example>",
     )
     facts = {f.predicate: f for f in intent_facts(episode).facts}
-    assert set(facts) == {"CONFIRMED_DATE", DATE_RELATION}
+    assert set(facts) == {"CONFIRMED_DATE", DATE_RELATION, "HAS_DELIVERY_DATE"}  # "den Liefertermin ...: 26.05.2026"
+    assert facts["HAS_DELIVERY_DATE"].attributes["date"] == "2026-05-26"
     date = facts[DATE_RELATION]
     assert date.fact == "Markus Vogel confirmed 2026-05-26 for 'Liefertermin SAP-Connector' (on 2026-04-23)"
     assert date.attributes["date"] == "2026-05-26" and date.attributes["date_form"] == "absolute"
