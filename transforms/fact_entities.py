@@ -220,3 +220,17 @@ def attachment_entity(group_id: str, attachment: Any, owner_key: str) -> EntityS
         summary=f"Attachment {attachment.name}",
         attributes=attributes,
     )
+
+
+def value_entity(group_id: str, label: str, value: str) -> EntitySpec:
+    """A literal value (a date, an amount, a stage) as a node, keyed by kind and value only, so the CRM's close date and
+    a date written in a mail are one node."""
+    key = f"value:{label.lower()}:{value}"
+    return EntitySpec(
+        uuid=entity_uuid(group_id, key),
+        key=key,
+        label=label,
+        name=value,
+        summary=f"{label} {value}",
+        attributes={"key": key},
+    )

@@ -29,6 +29,7 @@ from transforms.fact_entities import (
     person_key,
     reference_entity,
     reference_target,
+    value_entity,
 )
 from transforms.fact_model import (
     ENTITY_NAMESPACE,
@@ -174,6 +175,7 @@ __all__ = [
     "reference_entity",
     "message_entity",
     "attachment_entity",
+    "value_entity",
     "make_fact",
     "slot_key",
     "no_facts",

@@ -23,13 +23,13 @@ from transforms.facts import (
     FactSet,
     FactSpec,
     _Builder,
-    entity_uuid,
     make_fact,
     message_entity,
     normalise_email,
     organisation_for,
     person_entity,
     slot_key,
+    value_entity,
 )
 from transforms.text_date_facts import SLOT_KINDS, date_statements, prose, slot_values, stated_by_prose
 
@@ -187,7 +187,7 @@ def intent_facts(
     for kind, found in slot_values(statements, f"{target.key} {target.name}").items():
         slot = SLOT_KINDS[kind]
         iso = found.date.isoformat()
-        value = b.entity(date_entity(g, iso))
+        value = b.entity(value_entity(g, "Date", iso))
         attributes = {
             **base,
             "kind": "text_slot",
@@ -212,14 +212,6 @@ def intent_facts(
             )
         )
     return b.result()
-
-
-def date_entity(group_id: str, iso: str) -> EntitySpec:
-    """A date as a value node, keyed as the CRM's date values are (connectors/salesforce/facts.value_entity)."""
-    key = f"value:date:{iso}"
-    return EntitySpec(
-        uuid=entity_uuid(group_id, key), key=key, label="Date", name=iso, summary=f"Date {iso}", attributes={"key": key}
-    )
 
 
 def _event(

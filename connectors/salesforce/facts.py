@@ -31,6 +31,7 @@ from transforms.facts import (
     person_entity,
     reference_entity,
     slot_key,
+    value_entity,
 )
 from transforms.intent_facts import message_subject
 from transforms.mail_facts import email_facts
@@ -73,18 +74,6 @@ def record_entity(group_id: str, obj: str, rid: str, name: str) -> EntitySpec:
     """Same node as a mail's mention of the id (reference_entity key), with the record's readable name."""
     entity, _ = reference_entity(group_id, f"salesforce:{obj}:{rid}")
     return entity.model_copy(update={"name": name or rid, "summary": f"Salesforce {obj} {name} ({rid})"})
-
-
-def value_entity(group_id: str, label: str, value: str) -> EntitySpec:
-    key = f"value:{label.lower()}:{value}"
-    return EntitySpec(
-        uuid=entity_uuid(group_id, key),
-        key=key,
-        label=label,
-        name=value,
-        summary=f"{label} {value}",
-        attributes={"key": key},
-    )
 
 
 def _person(group_id: str, person: Mapping[str, Any] | None) -> tuple[EntitySpec, Actor] | None:
