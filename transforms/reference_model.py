@@ -19,6 +19,7 @@ ReferenceKind = Literal[
     "date",
     "money",
     "email_address",
+    "version",
 ]
 
 

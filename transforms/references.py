@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from ground.identity import salesforce_id18, salesforce_ref_id
 from ground.records import Attachment
-from transforms import ner, reference_names
+from transforms import ner, reference_names, reference_versions
 from transforms.reference_ids import (
     _BRACKET_PAIRS,
     _BRACKETED,
@@ -250,6 +250,8 @@ def _rules(
 ) -> _Rules:
     context = _year_context(text, reference_date)
     candidates = _rule_candidates(text, language, attachments, prepared, context) if text else []
+    if text:  # versions come last: a date, URL, file name or id keeps its span
+        candidates.append([_Candidate(v.start, v.end, "version", v.id) for v in reference_versions.find_versions(text)])
     claimed, spans = _claim(candidates)
     return _Rules(context, claimed, spans)
 
