@@ -10,9 +10,18 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 from transforms.author_text import MARKERS
+from transforms.language import foreign_spans
 from transforms.name_check import load_stop_names, name_confidence, organisation_shaped
 
-__all__ = ["MENTION_CONFIDENCE", "mentions", "name_confidence", "ner_view", "organisation_shaped", "stop_list"]
+__all__ = [
+    "MENTION_CONFIDENCE",
+    "mentions",
+    "name_confidence",
+    "ner_text",
+    "ner_view",
+    "organisation_shaped",
+    "stop_list",
+]
 
 MENTION_CONFIDENCE = 0.7  # a handle surely names a person, but not which node: only a known party makes one
 _CODE_TOKEN = re.compile(
@@ -64,6 +73,15 @@ def ner_view(text: str, starts: Sequence[int], ends: Sequence[int]) -> str:
         chars[start:end] = " " * (end - start)
     view = "".join(chars)
     return _CODE_TOKEN.sub(lambda m: " " * len(m.group()), view)
+
+
+def ner_text(text: str, starts: Sequence[int], ends: Sequence[int], language: str = "en") -> str:
+    """`ner_view` with every segment not in English blanked too (transforms.language.segments): English NER reads
+    only where its model's language holds, so the Latin UI labels of a Korean page are never names."""
+    foreign = foreign_spans(text, "en", default=language)
+    if not foreign:
+        return ner_view(text, starts, ends)
+    return ner_view(text, [*starts, *(a for a, _ in foreign)], [*ends, *(b for _, b in foreign)])
 
 
 def mentions(text: str, claimed: Callable[[int, int], bool], stop: frozenset[str] = frozenset()) -> Iterator[Mention]:

@@ -361,7 +361,7 @@ def extract_references_batch(
     entities: list[Sequence[ner.Entity]] = [() for _ in texts]
     if config.ner:
         english = [i for i, (t, lang) in enumerate(zip(texts, languages)) if lang == "en" and t.strip()]
-        views = (reference_names.ner_view(texts[i], rules[i].spans.starts, rules[i].spans.ends) for i in english)
+        views = (reference_names.ner_text(texts[i], rules[i].spans.starts, rules[i].spans.ends, "en") for i in english)
         for i, found in zip(english, ner.entities_batch(views, known_entities)):
             entities[i] = found
     return [
