@@ -11,7 +11,10 @@ from transforms.references import ReferenceConfig, extract_references
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "references"
 
 
-def names(text: str, config: ReferenceConfig = ReferenceConfig(), language: str = "en") -> dict[str, str]:
+DEFAULT = ReferenceConfig()
+
+
+def names(text: str, config: ReferenceConfig = DEFAULT, language: str = "en") -> dict[str, str]:
     return {
         r.text: r.kind
         for r in extract_references(text, config=config, language=language)
