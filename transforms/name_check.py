@@ -13,6 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 
 STOP_FILE = Path(__file__).resolve().parents[1] / "data" / "references" / "stop_names.txt"
+# Generic terms with the reason each is no party (status words, team and tech abbreviations, OS names, chat slang).
+GENERIC_FILE = STOP_FILE.with_name("stop_names_generic.txt")
 PARTICLES = frozenset(
     {
         "van",
@@ -49,13 +51,84 @@ def load_stop_names(extra_files: Iterable[str | Path] = (), extra_names: Iterabl
 @lru_cache(maxsize=8)
 def _load(extra_files: tuple[str, ...]) -> frozenset[str]:
     names: set[str] = set()
-    for path in (STOP_FILE, *map(Path, extra_files)):
+    for path in (STOP_FILE, GENERIC_FILE, *map(Path, extra_files)):
         try:
             lines = Path(path).read_text(encoding="utf-8").splitlines()
         except OSError as exc:
             raise ValueError(f"{path}: cannot read NER stop-name list: {exc}") from exc
-        names.update(line.strip().casefold() for line in lines if line.strip() and not line.lstrip().startswith("#"))
+        names.update(name for name in map(_entry, lines) if name)
     return frozenset(names)
+
+
+def _entry(line: str) -> str:
+    """`name  # reason` -> 'name'; a line starting with '#' is a comment."""
+    return "" if line.lstrip().startswith("#") else line.split(" #", 1)[0].strip().casefold()
+
+
+# ------------------------------------------------------------------------------------------ English dictionary
+# A Title-Case run of dictionary words ("Quick Filters", "Derived Data", "Success", "Push") is a UI label, a feature
+# or a status, not a party; companies are mostly coined words (Samsung, Google, Axway). The word list is the public
+# domain Webster's Second (english-words' web2): lower-case entries are common words, capitalised ones proper
+# nouns (given names among them: "Martin", "Chris").
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> frozenset[str]:
+    from english_words import get_english_words_set
+
+    return frozenset(get_english_words_set(["web2"], lower=False, alpha=True))
+
+
+_INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("ers", "er"))
+
+
+def common_word(word: str) -> bool:
+    """`word` (any case) is a lower-case dictionary word or a regular inflection of one."""
+    w = word.strip(".,'’").lower()
+    lexicon = _lexicon()
+    if w in lexicon:
+        return True
+    return any(
+        w.endswith(suffix) and len(w) - len(suffix) >= 3 and w[: -len(suffix)] + repl in lexicon
+        for suffix, repl in _INFLECTIONS
+    )
+
+
+def proper_word(word: str) -> bool:
+    """`word` is a capitalised dictionary entry: a given name, a place, a people."""
+    w = word.strip(".,'’")
+    return len(w) > 1 and w[0].upper() + w[1:].lower() in _lexicon()
+
+
+def acronym(word: str) -> bool:
+    return 2 <= len(word) <= 6 and word.isalpha() and word.isupper()
+
+
+def expanded(abbreviation: str, text: str) -> bool:
+    """The text spells the acronym out ("Apache Software Foundation (ASF)"): capitalised words with its initials."""
+    words = re.findall(r"[A-Za-z][\w'’-]*", text)
+    significant = [w for w in words if w.casefold() not in ORG_WORDS]
+    n = len(abbreviation)
+    for i, w in enumerate(significant):
+        if w[0] == abbreviation[0] and i + n <= len(significant):
+            run = significant[i : i + n]
+            if all(x[0].isupper() for x in run) and "".join(x[0] for x in run) == abbreviation:
+                return True
+    return False
+
+
+def generic_name(name: str, label: str, text: str) -> bool:
+    """A name made only of generic words: an unexpanded acronym as an organisation, or dictionary words none of which
+    is a proper noun (persons) or names a kind of business (organisations)."""
+    words = [w for w in name.split() if w.casefold() not in PARTICLES | ORG_WORDS]
+    if not words:
+        return True
+    if label != "PERSON" and len(words) == 1 and acronym(words[0]):
+        return not expanded(words[0], text)
+    if label == "PERSON":
+        return all(common_word(w) and not proper_word(w) for w in words)
+    last = words[-1].strip(".,").casefold()
+    return all(common_word(w) for w in words) and last not in ORG_HINTS and last not in COMPANY_WORDS
 
 
 def _capitalised(word: str) -> bool:
@@ -79,6 +152,10 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
     words = name.split()
     if not words or len(words) > 6 or name.casefold() in stop or "  " in name:
         return 0.0  # double spaces: the span ran over blanked code or ids
+    if generic_name(name, label, text):
+        return 0.0
+    if label != "PERSON" and len(words) == 1 and acronym(name):
+        return 0.85  # spelled out in this text
     if label == "PERSON":
         if len(words) > 4 or any(w.casefold() in stop for w in words if w.casefold() not in PARTICLES):
             return 0.0
@@ -109,6 +186,12 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
     return 0.9 if label == "PERSON" else 0.85
 
 
+# Legal-form and group words that make any name a company ("Acme Corporation", "General Motors Company").
+COMPANY_WORDS = frozenset(
+    "inc corp corporation co company ltd limited llc llp plc gmbh ag kg se sa sarl bv nv oy ab group holding "
+    "holdings technologies systems solutions partners association society council ministry agency department "
+    "commission committee".split()
+)
 ORG_HINTS = frozenset(
     {
         "dairy",

@@ -11,19 +11,17 @@ from typing import NamedTuple
 
 from transforms.author_text import MARKERS
 from transforms.language import foreign_spans
-from transforms.name_check import load_stop_names, name_confidence, organisation_shaped
+from transforms.name_check import (
+    acronym,
+    common_word,
+    load_stop_names,
+    name_confidence,
+    organisation_shaped,
+    proper_word,
+)
 
-__all__ = [
-    "MENTION_CONFIDENCE",
-    "mentions",
-    "name_confidence",
-    "ner_text",
-    "ner_view",
-    "organisation_shaped",
-    "stop_list",
-]
+__all__ = ["label_of", "mentions", "name_confidence", "ner_text", "ner_view", "organisation_shaped", "stop_list"]
 
-MENTION_CONFIDENCE = 0.7  # a handle surely names a person, but not which node: only a known party makes one
 _CODE_TOKEN = re.compile(
     r"`[^`\n]*`|\{\{[^}\n]*\}\}|\S*(?:[A-Za-z0-9][._/\\:#]+[A-Za-z0-9_(]|::|\(\)|->|=>)\S*|"
     r"\S*[A-Za-z]\d+[A-Za-z]\S*|\S*_\S+|" + "|".join(map(re.escape, MARKERS))
@@ -73,6 +71,16 @@ def ner_view(text: str, starts: Sequence[int], ends: Sequence[int]) -> str:
         chars[start:end] = " " * (end - start)
     view = "".join(chars)
     return _CODE_TOKEN.sub(lambda m: " " * len(m.group()), view)
+
+
+def label_of(name: str, label: str) -> str:
+    """The model's PERSON/ORG, corrected where the name's shape says otherwise: "Alpine Dairy" is a business; a lone
+    given name tagged ORG (typically a possessive, "as per Martin's confirmation") is a person."""
+    if label == "PERSON" and organisation_shaped(name):
+        return "ORG"
+    if label == "ORG" and " " not in name and not acronym(name) and proper_word(name) and not common_word(name):
+        return "PERSON"
+    return label
 
 
 def ner_text(text: str, starts: Sequence[int], ends: Sequence[int], language: str = "en") -> str:

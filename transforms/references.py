@@ -218,10 +218,12 @@ def _entity_reference(
     if entity.label == "DATE":
         ref = resolve_date(entity.text, context)
         return Reference(kind="date", id=ref, text=entity.text, start=entity.start, end=entity.end) if ref else None
-    label = "ORG" if entity.label == "PERSON" and reference_names.organisation_shaped(entity.text) else entity.label
+    mapped = _mapped(entity.text, prepared)
+    label = reference_names.label_of(entity.text, entity.label)
+    if mapped and mapped.startswith(("person:", "org:")):  # a known party decides what it is
+        label = "PERSON" if mapped.startswith("person:") else "ORG"
     kind: ReferenceKind = "person" if label == "PERSON" else "organization"
     prefix = "person" if kind == "person" else "org"
-    mapped = _mapped(entity.text, prepared)
     confidence = (
         1.0
         if mapped
@@ -271,16 +273,9 @@ def _assemble(
         if c.id
     ]
     for mention in reference_names.mentions(text, rules.spans.overlaps, reference_names.stop_list(config)):
-        found.append(
-            Reference(
-                kind="person",
-                id=_mapped(mention.text, prepared) or f"person:{_fold(mention.text)}",
-                text=mention.text,
-                start=mention.start,
-                end=mention.end,
-                confidence=reference_names.MENTION_CONFIDENCE,
-            )
-        )
+        mapped = _mapped(mention.text, prepared)  # a handle is no name: only a known party makes it a person
+        if mapped:
+            found.append(Reference(kind="person", id=mapped, text=mention.text, start=mention.start, end=mention.end))
     for entity in entities:
         if not rules.spans.overlaps(entity.start, entity.end):
             ref = _entity_reference(entity, prepared, rules.context, text, config)

@@ -45,3 +45,57 @@ def test_given_an_english_paragraph_in_a_korean_page_then_its_names_are_still_fo
     found = names(text)
     assert found["Sarah Miller"] == "person" and found["Globex Corporation"] == "organization"
     assert not {"Workflow", "Approval Rule", "Access Request", "Custom Data"} & set(found)
+
+
+# Sentences quoted from tidev_appcelerator_jira and ponymail_asf (Apache-2.0, ../shared/corpus/*/SOURCES.md), where
+# the extractor made organisations or people of them (issue 28 patterns 1 and 2).
+GENERIC = [
+    (
+        'As a user, I can find important items on the board by using the customisable "Quick Filters" above.',
+        "Quick Filters",
+    ),
+    ("adb install command should return Success as output", "Success"),
+    ("I noticed some randomly disappearing labels on my Project, then they came back.", "Project"),
+    ("Ti.Cloud and Ti.Cloudpush implemented for push notifications with Google Cloud Messaging (GCM).", "GCM"),
+    ("A curiosity: how much RAM is needed?", "RAM"),
+    ('To test, set the Derived Data folders to "Legacy" in the Xcode preferences locations.', "Derived Data"),
+    (
+        "They publish proper binaries and pom files to the Central Repository, so I have no objection.",
+        "Central Repository",
+    ),
+    ("I think this is the natural language for maven IMHO, but let us vote.", "IMHO"),
+    ("Some times Push messages are not receiving on devices after the upgrade.", "Push"),
+    ("The QA team and the PMC approved it; Status: Resolved, the SDK works on Windows.", "PMC"),
+    ("Run the Hello World sample and the KitchenSink app, then open the Login Page.", "Login Page"),
+    ("Run the Hello World sample and the KitchenSink app, then open the Login Page.", "Hello World"),
+]
+
+
+@pytest.mark.parametrize(("text", "junk"), GENERIC, ids=[j for _, j in GENERIC])
+def test_given_generic_words_and_abbreviations_then_they_are_no_names(text, junk):
+    assert junk not in names(text)
+
+
+def test_given_a_possessive_given_name_then_it_is_a_person_not_an_organisation():
+    text = "Closing this ticket as this issue has been resolved as per Martin's confirmation."
+    assert names(text).get("Martin") != "organization"
+
+
+def test_given_real_companies_then_they_stay_organisations():
+    text = "The crash happens on devices from Samsung and Motorola, and Google confirmed it in their tracker."
+    found = names(text)
+    assert found.get("Samsung") == "organization" and found.get("Google") == "organization"
+
+
+def test_given_an_acronym_expanded_in_the_text_then_it_is_an_organisation():
+    text = "The Apache Software Foundation (ASF) board met; the ASF will publish the minutes."
+    assert names(text).get("ASF") == "organization"
+
+
+def test_given_a_handle_mention_then_it_is_no_person_unless_known():
+    # labelling rule: handles are not people unless written as the name (docs/references.md, BRIEF_REFLABELS)
+    assert names("[~mollin] can you attach a test case?") == {}
+    known = ReferenceConfig(name_map={"mollin": "person:michael mollin"})
+    assert [r.id for r in extract_references("[~mollin] can you attach a test case?", config=known)] == [
+        "person:michael mollin"
+    ]
