@@ -73,6 +73,49 @@ def ner_view(text: str, starts: Sequence[int], ends: Sequence[int]) -> str:
     return _CODE_TOKEN.sub(lambda m: " " * len(m.group()), view)
 
 
+_TOKEN = re.compile(r"[^\W\d_][\w'’.-]*")
+
+
+def known_names(text: str, parties: dict[str, list[tuple[tuple[str, ...], str]]]) -> Iterator[tuple[int, int, str]]:
+    """(start, end, id) of known multi-word parties written in `text` with a capital ("Jan Vennemann", "Acme Dairy").
+    One pass over the tokens; a name is matched word by word, casefolded."""
+    if not parties:
+        return
+    tokens = [(m.start(), m.end(), m.group().rstrip(".").casefold()) for m in _TOKEN.finditer(text)]
+    i = 0
+    while i < len(tokens):
+        start, _, word = tokens[i]
+        match = None
+        if text[start].isupper():
+            for words, ref in parties.get(word, ()):
+                run = tokens[i : i + len(words)]
+                if len(run) != len(words) or any(t[2] != w for t, w in zip(run, words)):
+                    continue
+                if len(words) == 1 and not _lone_name(text, tokens, i):
+                    continue
+                if all(text[a[1] : b[0]] == " " for a, b in zip(run, run[1:])):
+                    match = (start, run[-1][1], ref, len(words))
+                    break
+        if match:
+            yield match[0], match[1], match[2]
+            i += match[3]
+        else:
+            i += 1
+
+
+def _lone_name(text: str, tokens: list[tuple[int, int, str]], i: int) -> bool:
+    """A one-word organisation ("Axway") stands alone: no capitalised word right before or after it (then it is part
+    of a longer name, "Apache Maven"), and it is no dictionary word."""
+    start, end, word = tokens[i]
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(tokens):
+            a, b, _ = tokens[j]
+            gap = text[b:start] if j < i else text[end:a]
+            if gap == " " and text[a].isupper():
+                return False
+    return not common_word(word)
+
+
 def label_of(name: str, label: str) -> str:
     """The model's PERSON/ORG, corrected where the name's shape says otherwise: "Alpine Dairy" is a business; a lone
     given name tagged ORG (typically a possessive, "as per Martin's confirmation") is a person."""

@@ -252,7 +252,13 @@ def _rules(
 ) -> _Rules:
     context = _year_context(text, reference_date)
     candidates = _rule_candidates(text, language, attachments, prepared, context) if text else []
-    if text:  # versions come last: a date, URL, file name or id keeps its span
+    if text:  # then parties the export knows, then versions: a date, URL, file name or id keeps its span
+        candidates.append(
+            [
+                _Candidate(a, b, "person" if ref.startswith("person:") else "organization", ref)
+                for a, b, ref in reference_names.known_names(text, prepared.parties)
+            ]
+        )
         candidates.append([_Candidate(v.start, v.end, "version", v.id) for v in reference_versions.find_versions(text)])
     claimed, spans = _claim(candidates)
     return _Rules(context, claimed, spans)
