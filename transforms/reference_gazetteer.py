@@ -5,7 +5,7 @@ the mail domains of human senders and from Salesforce Account records.
 What is learned becomes ReferenceConfig.name_map entries (`name -> person:<name>` / `org:<name>`), which the extractor
 uses three ways: an NER candidate that is a known party is kept at confidence 1.0 with the party's kind; a known
 multi-word name the model missed is found by a token scan (reference_names.known_names); a handle (`[~jdoe]`,
-`@jdoe`) that is a known person's mail local part becomes that person. The user's own name_map always wins.
+`@jdoe`) that is a known person's mail local part becomes that person (kept as "@jdoe", which NER never reads). The user's own name_map always wins.
 """
 
 import re
@@ -23,6 +23,7 @@ _PARENTHESISED = re.compile(r"\s*[(\[][^)\]]*[)\]]\s*")
 _HANDLE = re.compile(r"^[a-z][a-z0-9._-]{2,39}$")
 _NO_ORG_TLDS = frozenset({"invalid", "example", "test", "local", "localhost", "internal", "lan"})
 _SECOND_LEVEL = frozenset({"co", "com", "ac", "org", "net", "gov", "edu", "ne", "or", "go"})
+HANDLE_PREFIX = "@"  # name_map keys for handles: "@jdoe" -> person:..., so NER's "Jdoe" never matches one
 _PERSON_KINDS = frozenset({"contact", "user", "lead"})
 _ORG_KINDS = frozenset({"account"})
 
@@ -77,8 +78,8 @@ def domain_organisation(address: str | None) -> str | None:
         return None
     i = -3 if len(labels) >= 3 and len(labels[-1]) == 2 and labels[-2] in _SECOND_LEVEL else -2
     label = labels[i]
-    if not label.isalpha() or len(label) < 3:
-        return None
+    if not label.isalpha() or len(label) < 3 or label in _SECOND_LEVEL or label in load_stop_names():
+        return None  # "linux.org" names an operating system, "com.ro" nothing
     return label[0].upper() + label[1:]
 
 
@@ -102,7 +103,7 @@ class KnownParties:
             self._add(name, ref)
             local = email.rsplit("@", 1)[0].lower() if email else ""
             if _HANDLE.match(local) and "." not in local.strip("."):  # "jvennemann", not "jan.vennemann" (no handle)
-                self._add(local, ref)
+                self._add(HANDLE_PREFIX + local, ref)  # only a mention ([~jvennemann], @jvennemann) reads it
         org = domain_organisation(email)
         if org:
             self._add(org, f"org:{_fold(org)}")

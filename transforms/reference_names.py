@@ -144,5 +144,20 @@ def mentions(text: str, claimed: Callable[[int, int], bool], stop: frozenset[str
         yield Mention(name, m.start(group), m.end(group))
 
 
+_FOLLOWING_NAME = re.compile(r"(?: [A-Z][a-z]+(?:-[A-Z][a-z]+)?){1,2}(?![\w-])")
+
+
+def written_name(text: str, mention: Mention) -> tuple[Mention, float] | None:
+    """A handle written as the person's name ("@Gary", "@Alexander Baars": a capitalised word, then maybe the family
+    name) is that name, with the confidence of an NER name of as many words; a login (`@jvennemann`) is None."""
+    handle = mention.text
+    if not (handle.isalpha() and handle[0].isupper() and handle[1:].islower() and len(handle) > 1):
+        return None
+    rest = _FOLLOWING_NAME.match(text, mention.end)
+    end = rest.end() if rest else mention.end
+    name = text[mention.start : end]
+    return Mention(name, mention.start, end), (0.9 if rest else 0.6)
+
+
 def stop_list(config) -> frozenset[str]:
     return load_stop_names(tuple(config.stop_names_files), tuple(config.stop_names))

@@ -218,7 +218,7 @@ def _entity_reference(
     if entity.label == "DATE":
         ref = resolve_date(entity.text, context)
         return Reference(kind="date", id=ref, text=entity.text, start=entity.start, end=entity.end) if ref else None
-    mapped = _mapped(entity.text, prepared)
+    mapped = _mapped(entity.text, prepared) if entity.text[:1].isupper() else None  # "linux" is no known "Linux"
     label = reference_names.label_of(entity.text, entity.label)
     if mapped and mapped.startswith(("person:", "org:")):  # a known party decides what it is
         label = "PERSON" if mapped.startswith("person:") else "ORG"
@@ -279,9 +279,18 @@ def _assemble(
         if c.id
     ]
     for mention in reference_names.mentions(text, rules.spans.overlaps, reference_names.stop_list(config)):
-        mapped = _mapped(mention.text, prepared)  # a handle is no name: only a known party makes it a person
+        # a handle is no name: only a known party (a learned "@handle" or the user's map) makes it a person
+        mapped = _mapped("@" + mention.text, prepared) or _mapped(mention.text, prepared)
         if mapped:
             found.append(Reference(kind="person", id=mapped, text=mention.text, start=mention.start, end=mention.end))
+        elif written := reference_names.written_name(text, mention):
+            name, confidence = written
+            person = f"person:{_fold(name.text)}"
+            found.append(
+                Reference(
+                    kind="person", id=person, text=name.text, start=name.start, end=name.end, confidence=confidence
+                )
+            )
     for entity in entities:
         if not rules.spans.overlaps(entity.start, entity.end):
             ref = _entity_reference(entity, prepared, rules.context, text, config)

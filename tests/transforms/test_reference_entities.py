@@ -99,3 +99,10 @@ def test_given_a_handle_mention_then_it_is_no_person_unless_known():
     assert [r.id for r in extract_references("[~mollin] can you attach a test case?", config=known)] == [
         "person:michael mollin"
     ]
+
+
+def test_given_a_mention_written_as_the_name_then_it_is_that_person():
+    # quoted from tidev_appcelerator_jira comments (Apache-2.0): "@Gary", "@Alexander Baars" name people; logins don't
+    text = "Hello @Alexander Baars, per the above suggestion from @Hans and @jvennemann I added the tag. @Gary thanks"
+    found = {r.id: r.text for r in extract_references(text) if r.kind == "person"}
+    assert found == {"person:alexander baars": "Alexander Baars", "person:hans": "Hans", "person:gary": "Gary"}

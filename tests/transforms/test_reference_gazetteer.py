@@ -95,7 +95,7 @@ def test_the_users_name_map_wins_and_an_unchanged_gazetteer_keeps_its_config():
     known.learn([record("C-1", "x", JAN)])
     base = ReferenceConfig(name_map={"Jan Vennemann": "person:jan@vennemann"})
     first = known.config(base)
-    assert first.name_map["Jan Vennemann"] == "person:jan@vennemann" and first.name_map["jvennemann"]
+    assert first.name_map["Jan Vennemann"] == "person:jan@vennemann" and first.name_map["@jvennemann"]
     assert known.config(base) is first
 
 
@@ -112,3 +112,18 @@ def test_build_episodes_learns_the_parties_of_earlier_batches():
     episodes = list(build_episodes(records, Intent(), settings))
     # then the handle became the known person
     assert "person:jan vennemann" in episodes[1].references
+
+
+def test_a_handle_is_read_only_from_mentions_and_an_os_domain_is_no_organisation():
+    # given a sender "bob@..." named Bob Marley and a sender at linux.org (seen in the ASF mail corpus as "Linux")
+    bob = Actor(id="bob@bob-marley.example.net", name="Bob Marley", email="bob@marley.io")
+    tux = Actor(id="tux@linux.org", name="Tux Penguin", email="tux@linux.org")
+    known = KnownParties()
+    known.learn([record("M-1", "x", bob, source="email", kind="email"), record("M-2", "y", tux, source="email")])
+    config = known.config(ReferenceConfig())
+    # when a greeting names "Bob" and the text names Linux
+    refs = {r.id for r in extract_references("Hello Bob,\n\nthe build works on Linux now. @bob thanks", config=config)}
+    # then "Bob" is not the handle's person, the mention is, and Linux is no organisation
+    assert "person:bob marley" in refs  # from "@bob"
+    assert [r.text for r in extract_references("Hello Bob,", config=config) if r.id == "person:bob marley"] == []
+    assert "org:linux" not in refs and "Linux" not in known.names
