@@ -67,29 +67,35 @@ def _entry(line: str) -> str:
 
 # ------------------------------------------------------------------------------------------ English dictionary
 # A Title-Case run of dictionary words ("Quick Filters", "Derived Data", "Success", "Push") is a UI label, a feature
-# or a status, not a party; companies are mostly coined words (Samsung, Google, Axway). The word list is the public
-# domain Webster's Second (english-words' web2): lower-case entries are common words, capitalised ones proper
-# nouns (given names among them: "Martin", "Chris").
+# or a status, not a party; companies are mostly coined words (Samsung, Google, Axway). The word lists are the public
+# domain Webster's Second (web2) and GCIDE, both shipped by english-words: words both list in lower case are common
+# words, web2's capitalised entries proper nouns (given names among them: "Martin", "Peter").
 
 
 @lru_cache(maxsize=1)
-def _lexicon() -> frozenset[str]:
+def _lexicon() -> tuple[frozenset[str], frozenset[str]]:
+    """(common words, proper nouns). Common: lower-case in web2 AND a headword of GCIDE (Webster's 1913 + WordNet),
+    since web2 alone lists rare lower-case forms of given names ("julio", "hans")."""
     from english_words import get_english_words_set
 
-    return frozenset(get_english_words_set(["web2"], lower=False, alpha=True))
+    web2 = get_english_words_set(["web2"], lower=False, alpha=True)
+    gcide = get_english_words_set(["gcide"], lower=True, alpha=True)
+    common = frozenset(w for w in web2 if w.islower() and w in gcide)
+    proper = frozenset(w for w in web2 if w[:1].isupper())
+    return common, proper
 
 
 _INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("ers", "er"))
 
 
 def common_word(word: str) -> bool:
-    """`word` (any case) is a lower-case dictionary word or a regular inflection of one."""
+    """`word` (any case) is a common dictionary word or a regular inflection of one."""
     w = word.strip(".,'’").lower()
-    lexicon = _lexicon()
-    if w in lexicon:
+    common = _lexicon()[0]
+    if w in common:
         return True
     return any(
-        w.endswith(suffix) and len(w) - len(suffix) >= 3 and w[: -len(suffix)] + repl in lexicon
+        w.endswith(suffix) and len(w) - len(suffix) >= 3 and w[: -len(suffix)] + repl in common
         for suffix, repl in _INFLECTIONS
     )
 
@@ -97,7 +103,15 @@ def common_word(word: str) -> bool:
 def proper_word(word: str) -> bool:
     """`word` is a capitalised dictionary entry: a given name, a place, a people."""
     w = word.strip(".,'’")
-    return len(w) > 1 and w[0].upper() + w[1:].lower() in _lexicon()
+    return len(w) > 1 and w[0].upper() + w[1:].lower() in _lexicon()[1]
+
+
+# Words that follow a name in a sentence but are no part of it ("@Gary It's", "@Carlos The test app").
+SENTENCE_WORDS = frozenset(
+    "the a an it its it's i i'm we you he she they this that these those there here thanks thank please can could "
+    "would should will is are was were do does did have has had not no yes ok hi hello dear and or but so if then "
+    "when what why how who which as at on in to for from with by of about just also any".split()
+)
 
 
 def acronym(word: str) -> bool:
@@ -190,7 +204,8 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
 COMPANY_WORDS = frozenset(
     "inc corp corporation co company ltd limited llc llp plc gmbh ag kg se sa sarl bv nv oy ab group holding "
     "holdings technologies systems solutions partners association society council ministry agency department "
-    "commission committee".split()
+    "commission committee fund trust foundation school college academy club union federation league alliance "
+    "consortium bureau services times journal".split()
 )
 ORG_HINTS = frozenset(
     {

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from transforms.author_text import MARKERS
 from transforms.language import foreign_spans
 from transforms.name_check import (
+    SENTENCE_WORDS,
     acronym,
     common_word,
     load_stop_names,
@@ -144,7 +145,7 @@ def mentions(text: str, claimed: Callable[[int, int], bool], stop: frozenset[str
         yield Mention(name, m.start(group), m.end(group))
 
 
-_FOLLOWING_NAME = re.compile(r"(?: [A-Z][a-z]+(?:-[A-Z][a-z]+)?){1,2}(?![\w-])")
+_NEXT_NAME_WORD = re.compile(r" ([A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?![\w'’-])")
 
 
 def written_name(text: str, mention: Mention) -> tuple[Mention, float] | None:
@@ -153,8 +154,12 @@ def written_name(text: str, mention: Mention) -> tuple[Mention, float] | None:
     handle = mention.text
     if not (handle.isalpha() and handle[0].isupper() and handle[1:].islower() and len(handle) > 1):
         return None
-    rest = _FOLLOWING_NAME.match(text, mention.end)
-    end = rest.end() if rest else mention.end
+    end = mention.end
+    for count, word in enumerate(_NEXT_NAME_WORD.finditer(text, mention.end)):
+        if count == 2 or word.start() != end or word.group(1).casefold() in SENTENCE_WORDS:
+            break
+        end = word.end()
+    rest = end > mention.end
     name = text[mention.start : end]
     return Mention(name, mention.start, end), (0.9 if rest else 0.6)
 

@@ -103,6 +103,19 @@ def test_given_a_handle_mention_then_it_is_no_person_unless_known():
 
 def test_given_a_mention_written_as_the_name_then_it_is_that_person():
     # quoted from tidev_appcelerator_jira comments (Apache-2.0): "@Gary", "@Alexander Baars" name people; logins don't
-    text = "Hello @Alexander Baars, per the above suggestion from @Hans and @jvennemann I added the tag. @Gary thanks"
+    text = (
+        "Hello @Alexander Baars, per the above suggestion from @Hans and @jvennemann I added the tag.\n"
+        "@Gary It's not about memory! @Carlos The test app was to try the intervals."
+    )
     found = {r.id: r.text for r in extract_references(text) if r.kind == "person"}
-    assert found == {"person:alexander baars": "Alexander Baars", "person:hans": "Hans", "person:gary": "Gary"}
+    assert found == {
+        "person:alexander baars": "Alexander Baars",
+        "person:hans": "Hans",
+        "person:gary": "Gary",
+        "person:carlos": "Carlos",
+    }
+
+
+def test_given_a_greeting_then_a_given_name_that_is_a_rare_dictionary_word_stays_a_person():
+    # "julio" is a lower-case entry of Webster's Second; a greeting's name is still a person (tidev_appcelerator_jira)
+    assert names("Hi Julio,\n\nPlease state the Ti SDK version you're building with.").get("Julio") == "person"
