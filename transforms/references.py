@@ -15,8 +15,11 @@ Rules that are not obvious (measured in notes/nlp.md §3.5):
 * Salesforce 18-char ids must pass their checksum; 15-char ids must look like ids (known prefix shape, a digit,
   a letter) and are converted to 18 chars, so both spellings give one id.
 * Overlaps: a span belongs to the first rule that claims it, in this order: URL, Message-ID, e-mail address,
-  known attachment name, bracketed file name, bare file name, Jira key, Salesforce id, money, date. NER entities
-  that overlap any rule span are dropped (the small model tags ids as CARDINAL and SaaS names as GPE/PERSON).
+  known attachment name, bracketed file name, bare file name, Jira key, Salesforce id, money, date, a party the
+  export knows (reference_gazetteer.py), version (reference_versions.py). NER entities that overlap any rule span
+  are dropped (the small model tags ids as CARDINAL and SaaS names as GPE/PERSON).
+* NER reads only the English segments of a text (transforms/language.segments), and its names pass the checks of
+  transforms/name_check.py (generic words, unexpanded acronyms, stop lists with reasons).
 
 Offsets refer to the text as given; pass `transforms.text.normalise(text)` so fullwidth forms are folded first.
 
