@@ -49,9 +49,10 @@ _COUNTING = frozenset(
     "chapter episode season grade group groups team teams player players port ports q quarter "
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday "
-    "mon tue wed thu fri sat sun pr prs mr pull ref refs".split()
+    "mon tue wed thu fri sat sun pr prs mr pull ref refs code codes error errors status".split()
 )
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n[\s#*>|-]*)$")
+_SMTP_REPLY = re.compile(r"[245]\d\d-?")
 _VERSION_WORDS = frozenset({"version", "versions", "release", "releases", "ver", "rev", "revision", "build"})
 _TIME_AFTER = re.compile(r"[ \t]*(?:[AaPp]\.?[Mm]\b|Uhr\b|h\b|s\b|ms\b|sec|min|%|x\b|GB|MB|KB|kB|px|pt|em\b)")
 _CURRENCY_BEFORE = re.compile(r"[$€£¥]\s?$|\b(?:USD|EUR|GBP|CHF|JPY|CNY)\s?$")
@@ -98,6 +99,11 @@ def _product(text: str, start: int) -> tuple[str | None, int]:
         if m is None or m.end() != pos:
             break
         word = m.group(1)
+        opened = word.lstrip("([{\"'“‘")
+        if opened != word:  # "(Java 1.8.0_65": the bracket opens the product run
+            if _PRODUCT_WORD.match(opened) and opened.casefold() not in _FUNCTION_WORDS | _COUNTING:
+                words.append((opened, m.end(1) - len(opened)))
+            break
         if word.casefold() in _FUNCTION_WORDS or word.casefold() in _COUNTING or not _PRODUCT_WORD.match(word):
             break
         words.append((word, m.start(1)))
@@ -136,8 +142,8 @@ def find_versions(text: str) -> Iterator[Version]:
         if _ip_like(parts) or _date_like(parts) or _thousands(parts) or not _plain(text, m.start(), m.end()):
             continue
         before = _word_before(text, m.start())
-        if before in _COUNTING:
-            continue
+        if before in _COUNTING or _SMTP_REPLY.fullmatch(before):
+            continue  # "section 3.2", "550 5.1.1" (a mail server's reply code and enhanced status)
         product, start = _product(text, m.start())
         if len(parts) == 2 and not (m.group(1) or m.group(3) or product or before in _VERSION_WORDS):
             continue

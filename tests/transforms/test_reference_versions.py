@@ -28,6 +28,7 @@ def version_ids(text: str) -> list[str]:
         ("It crashes on Android 11 with the 9.3.2 SDK.", ["version:android/11", "version:9.3.2"]),
         ("[Warning] 11.2.0 현재 Reports 기능은 Beta 버전으로 제공 중입니다.", ["version:11.2.0"]),
         ("Please release version 2.1 soon.", ["version:2.1"]),
+        ('"userAgent" = "Apache-Maven/3.3.9 (Java 1.8.0_91; Linux)"', ["version:java/1.8.0_91"]),
     ],
 )
 def test_versions_are_found_with_their_product(text, expected):
@@ -46,6 +47,7 @@ def test_versions_are_found_with_their_product(text, expected):
         "About 20 users and 3 admins saw it; Jan 31 is the deadline.",  # counts and year-less dates
         "Screenshot 2025-03-06 at 1.19.24 PM.png shows it",  # a time inside a file name
         "We sold 1.234.567 units.",  # thousands separators
+        "550 5.1.1 The email account does not exist; error code 5.1.10 in Office 365",  # SMTP status codes
     ],
 )
 def test_non_versions_are_not_versions(text):
