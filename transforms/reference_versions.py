@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 _SUFFIX = r"(?:[.-]?(?:GA|RC\d*|Final|FINAL|SNAPSHOT|M\d+|(?:alpha|beta|rc|preview)[.-]?\d*)(?![A-Za-z0-9]))?(?:_\d+)?"
 _DOTTED = re.compile(r"(?<![A-Za-z0-9_])([vV]?)(\d{1,4}(?:\.\d{1,4}){1,3})(" + _SUFFIX + ")")
-_INTEGER = re.compile(r"(?<![A-Za-z0-9_.])([vV]?)([1-9]\d?)(?![\d.,:/%]\d|[\w%-])")
+# Only right after a word and a space (a product must precede): most numbers fail here, before any Python work.
+_INTEGER = re.compile(r"(?<=[A-Za-z+#] )([vV]?)([1-9]\d?)(?![\d.,:/%]\d|[\w%-])")
 _CAMEL = re.compile(r"^[A-Z][a-z]+[A-Z]")  # WindowServer, DispatchQueue: code/process names, not products
 # A product word: letters (at least one capital, or known mixed shapes like iOS/macOS), optional .js/+/#.
 _PRODUCT_WORD = re.compile(r"^(?=[^\s]*[A-Z])[A-Za-z][A-Za-z+#]*(?:\.js)?$")
