@@ -83,6 +83,7 @@ def detect_language(text: str, default: str = "en") -> str:
 SCRIPT_RATIO = 0.15
 SEGMENT_MIN_LETTERS = 40  # a Latin paragraph shorter than this takes the text's language
 SEGMENT_CONFIDENCE = 0.9  # a Latin paragraph is non-English only when py3langid is this sure
+SEGMENT_SAMPLE = 300  # py3langid reads this many characters of a paragraph (its cost grows with the length)
 _SCRIPTS = (
     ("ko", re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")),
     ("ja", re.compile(r"[\u3040-\u30ff]")),
@@ -117,6 +118,24 @@ _LATIN_LANGUAGES = [
 _latin_identifier = None
 
 
+# English function words: a stretch of text where they make ENGLISH_RATIO of the words is English without asking
+# py3langid (which costs ~0.7 µs per character, 0.9 ms for a 1,200-character mail). Other Latin languages share
+# almost none of them ("is", "in" and "a" are left out for that reason).
+_ENGLISH = frozenset(
+    "the and to of that for you with this it be are was not have has on at by from or we they will would can "
+    "could should there their what which when if but all any please thanks do does did been an".split()
+)
+ENGLISH_RATIO = 0.12
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
+def _english_words(text: str) -> bool:
+    words = _WORD.findall(text.lower())
+    if len(words) < 8:
+        return False
+    return sum(1 for w in words if w in _ENGLISH) >= ENGLISH_RATIO * len(words)
+
+
 class Segment(NamedTuple):
     start: int
     end: int
@@ -141,7 +160,7 @@ def _script(line: str) -> str | None:
     """The non-Latin language of a line whose letters are mostly of that script, else None."""
     if not _NON_LATIN.search(line):
         return None
-    letters = sum(1 for ch in line if ch.isalpha())
+    letters = sum(map(str.isalpha, line))
     for language, pattern in _SCRIPTS:
         count = len(pattern.findall(line))
         if count >= MIN_CJK and count / max(letters, 1) >= SCRIPT_RATIO:
@@ -153,6 +172,10 @@ def segments(text: str, default: str = "en") -> list[Segment]:
     """Non-empty lines of `text` with their language (see above); offsets into `text`."""
     lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text) if m.group().strip()]
     decided: list[str | None] = [_script(text[a:b]) for a, b in lines]
+    if lines and all(d is None for d in decided):
+        # All Latin script (most texts): one call decides a text that is English throughout (1.4 -> ~0.2 ms/record).
+        if _english_words(text[:MAX_CHARS]):
+            return [Segment(a, b, "en") for a, b in lines]
     # Latin lines: py3langid per paragraph (consecutive Latin lines), only when long enough to tell.
     i = 0
     while i < len(lines):
@@ -163,8 +186,11 @@ def segments(text: str, default: str = "en") -> list[Segment]:
         while j < len(lines) and decided[j] is None and (j == i or "\n\n" not in text[lines[j - 1][1] : lines[j][0]]):
             j += 1
         paragraph = _NOISE.sub(" ", " ".join(text[a:b] for a, b in lines[i:j]))
-        if sum(1 for ch in paragraph if ch.isalpha()) >= SEGMENT_MIN_LETTERS:
-            language, score = _latin_model().classify(paragraph)
+        if _english_words(paragraph):
+            for k in range(i, j):
+                decided[k] = "en"
+        elif sum(map(str.isalpha, paragraph)) >= SEGMENT_MIN_LETTERS:
+            language, score = _latin_model().classify(paragraph[:SEGMENT_SAMPLE])
             label = language if language != "en" and score >= SEGMENT_CONFIDENCE else "en"
             for k in range(i, j):
                 decided[k] = label
@@ -175,7 +201,7 @@ def segments(text: str, default: str = "en") -> list[Segment]:
     weight: dict[str, int] = {}
     for (a, b), language in zip(lines, decided):
         if language:
-            weight[language] = weight.get(language, 0) + sum(1 for ch in text[a:b] if ch.isalpha())
+            weight[language] = weight.get(language, 0) + sum(map(str.isalpha, text[a:b]))
     fallback = max(weight, key=lambda k: weight[k]) if weight else _primary(default)
     return [Segment(a, b, language or fallback) for (a, b), language in zip(lines, decided)]
 
