@@ -131,9 +131,11 @@ def expanded(abbreviation: str, text: str) -> bool:
     return False
 
 
-def generic_name(name: str, label: str, text: str) -> bool:
-    """A name made only of generic words: an unexpanded acronym as an organisation, or dictionary words none of which
-    is a proper noun (persons) or names a kind of business (organisations)."""
+def generic_name(name: str, label: str, text: str, start: int | None = None) -> bool:
+    """A name made only of generic words: an unexpanded acronym as an organisation, dictionary words none of which
+    is a proper noun (persons), one dictionary word or a run of them written as a thing (organisations: "the Derived
+    Data folders", '"Quick Filters"'; "Evergreen Retail" after "from" stays a company) unless a word names a kind of
+    business. `start`: where the name stands in `text` (None: no context)."""
     words = [w for w in name.split() if w.casefold() not in PARTICLES | ORG_WORDS]
     if not words:
         return True
@@ -141,8 +143,20 @@ def generic_name(name: str, label: str, text: str) -> bool:
         return not expanded(words[0], text)
     if label == "PERSON":
         return all(common_word(w) and not proper_word(w) for w in words)
-    last = words[-1].strip(".,").casefold()
-    return all(common_word(w) for w in words) and last not in ORG_HINTS and last not in COMPANY_WORDS
+    if any(w.strip(".,").casefold() in ORG_HINTS | COMPANY_WORDS for w in words) or not all(map(common_word, words)):
+        return False
+    return len(words) == 1 or start is None or _written_as_a_thing(text, start, start + len(name))
+
+
+_THING_BEFORE = re.compile(r"""(?:\b(?:the|my|your|our|this|that|a|an)\s+|["'“‘`*_])$""", re.I)
+_THING_AFTER = re.compile(
+    r"""["'”’`*_]|\s+(?:button|menu|tab|page|folder|folders|field|option|setting|settings|screen|dialog|view|panel|section)\b""",
+    re.I,
+)
+
+
+def _written_as_a_thing(text: str, start: int, end: int) -> bool:
+    return bool(_THING_BEFORE.search(text, max(0, start - 8), start) or _THING_AFTER.match(text, end))
 
 
 def _capitalised(word: str) -> bool:
@@ -166,7 +180,7 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
     words = name.split()
     if not words or len(words) > 6 or name.casefold() in stop or "  " in name:
         return 0.0  # double spaces: the span ran over blanked code or ids
-    if generic_name(name, label, text):
+    if generic_name(name, label, text, start):
         return 0.0
     if label != "PERSON" and len(words) == 1 and acronym(name):
         return 0.85  # spelled out in this text

@@ -117,13 +117,14 @@ def _lone_name(text: str, tokens: list[tuple[int, int, str]], i: int) -> bool:
     return not common_word(word)
 
 
-def label_of(name: str, label: str) -> str:
+def label_of(name: str, label: str, text: str = "", end: int = 0) -> str:
     """The model's PERSON/ORG, corrected where the name's shape says otherwise: "Alpine Dairy" is a business; a lone
-    given name tagged ORG (typically a possessive, "as per Martin's confirmation") is a person."""
+    given name tagged ORG in a possessive ("as per Martin's confirmation", `end` where the name ends) is a person."""
     if label == "PERSON" and organisation_shaped(name):
         return "ORG"
-    if label == "ORG" and " " not in name and not acronym(name) and proper_word(name) and not common_word(name):
-        return "PERSON"
+    possessive = text[end : end + 2] in ("'s", "’s")
+    if label == "ORG" and possessive and " " not in name and not acronym(name) and proper_word(name):
+        return "PERSON" if not common_word(name) else label
     return label
 
 

@@ -222,7 +222,7 @@ def _entity_reference(
         ref = resolve_date(entity.text, context)
         return Reference(kind="date", id=ref, text=entity.text, start=entity.start, end=entity.end) if ref else None
     mapped = _mapped(entity.text, prepared) if entity.text[:1].isupper() else None  # "linux" is no known "Linux"
-    label = reference_names.label_of(entity.text, entity.label)
+    label = reference_names.label_of(entity.text, entity.label, text, entity.end)
     if mapped and mapped.startswith(("person:", "org:")):  # a known party decides what it is
         label = "PERSON" if mapped.startswith("person:") else "ORG"
     kind: ReferenceKind = "person" if label == "PERSON" else "organization"

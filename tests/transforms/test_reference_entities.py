@@ -119,3 +119,16 @@ def test_given_a_mention_written_as_the_name_then_it_is_that_person():
 def test_given_a_greeting_then_a_given_name_that_is_a_rare_dictionary_word_stays_a_person():
     # "julio" is a lower-case entry of Webster's Second; a greeting's name is still a person (tidev_appcelerator_jira)
     assert names("Hi Julio,\n\nPlease state the Ti SDK version you're building with.").get("Julio") == "person"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Signed the renewal with Evergreen Retail today; Peak Outfitters wants a quote too.",
+        "The contract from the Ministry of Education arrived.",
+    ],
+)
+def test_given_companies_named_with_dictionary_words_then_they_stay_organisations(text):
+    # CRM notes (data/intent crm units): a run of dictionary words is a company unless written as a thing
+    orgs = {n for n, kind in names(text).items() if kind == "organization"}
+    assert orgs & {"Evergreen Retail", "Peak Outfitters", "Ministry of Education"}
