@@ -19,6 +19,7 @@ from transforms.intent.units import ClassifierInput, prepare_record
 from transforms.language import detect_language
 from transforms.ner import Entity
 from transforms.quotes import strip_reply
+from transforms.reference_gazetteer import KnownParties
 from transforms.references import Reference, ReferenceConfig, extract_references_batch
 from transforms.text import normalise
 
@@ -140,7 +141,11 @@ def build_episodes(
     """A batch that raises is retried record by record, so one hostile record becomes a RecordFailure (passed to
     on_failure) instead of costing its batch; without on_failure the error propagates."""
     cache = _DerivedCache()
+    known = KnownParties()  # people and organisations the records name in their headers (reference_gazetteer.py)
+    base = settings
     for batch in _batches(records, settings.batch_size):
+        known.learn(batch)
+        settings = base.model_copy(update={"references": known.config(base.references)})
         try:
             episodes = _build_batch(batch, classifier, settings, cache)
         except Exception:

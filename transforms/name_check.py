@@ -13,6 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 
 STOP_FILE = Path(__file__).resolve().parents[1] / "data" / "references" / "stop_names.txt"
+# Generic terms with the reason each is no party (status words, team and tech abbreviations, OS names, chat slang).
+GENERIC_FILE = STOP_FILE.with_name("stop_names_generic.txt")
 PARTICLES = frozenset(
     {
         "van",
@@ -49,13 +51,112 @@ def load_stop_names(extra_files: Iterable[str | Path] = (), extra_names: Iterabl
 @lru_cache(maxsize=8)
 def _load(extra_files: tuple[str, ...]) -> frozenset[str]:
     names: set[str] = set()
-    for path in (STOP_FILE, *map(Path, extra_files)):
+    for path in (STOP_FILE, GENERIC_FILE, *map(Path, extra_files)):
         try:
             lines = Path(path).read_text(encoding="utf-8").splitlines()
         except OSError as exc:
             raise ValueError(f"{path}: cannot read NER stop-name list: {exc}") from exc
-        names.update(line.strip().casefold() for line in lines if line.strip() and not line.lstrip().startswith("#"))
+        names.update(name for name in map(_entry, lines) if name)
     return frozenset(names)
+
+
+def _entry(line: str) -> str:
+    """`name  # reason` -> 'name'; a line starting with '#' is a comment."""
+    return "" if line.lstrip().startswith("#") else line.split(" #", 1)[0].strip().casefold()
+
+
+# ------------------------------------------------------------------------------------------ English dictionary
+# A Title-Case run of dictionary words ("Quick Filters", "Derived Data", "Success", "Push") is a UI label, a feature
+# or a status, not a party; companies are mostly coined words (Samsung, Google, Axway). The word lists are the public
+# domain Webster's Second (web2) and GCIDE, both shipped by english-words: words both list in lower case are common
+# words, web2's capitalised entries proper nouns (given names among them: "Martin", "Peter").
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> tuple[frozenset[str], frozenset[str]]:
+    """(common words, proper nouns). Common: lower-case in web2 AND a headword of GCIDE (Webster's 1913 + WordNet),
+    since web2 alone lists rare lower-case forms of given names ("julio", "hans")."""
+    from english_words import get_english_words_set
+
+    web2 = get_english_words_set(["web2"], lower=False, alpha=True)
+    gcide = get_english_words_set(["gcide"], lower=True, alpha=True)
+    common = frozenset(w for w in web2 if w.islower() and w in gcide)
+    proper = frozenset(w for w in web2 if w[:1].isupper())
+    return common, proper
+
+
+_INFLECTIONS = (("ies", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("ers", "er"))
+
+
+def common_word(word: str) -> bool:
+    """`word` (any case) is a common dictionary word or a regular inflection of one."""
+    w = word.strip(".,'’").lower()
+    common = _lexicon()[0]
+    if w in common:
+        return True
+    return any(
+        w.endswith(suffix) and len(w) - len(suffix) >= 3 and w[: -len(suffix)] + repl in common
+        for suffix, repl in _INFLECTIONS
+    )
+
+
+def proper_word(word: str) -> bool:
+    """`word` is a capitalised dictionary entry: a given name, a place, a people."""
+    w = word.strip(".,'’")
+    return len(w) > 1 and w[0].upper() + w[1:].lower() in _lexicon()[1]
+
+
+# Words that follow a name in a sentence but are no part of it ("@Gary It's", "@Carlos The test app").
+SENTENCE_WORDS = frozenset(
+    "the a an it its it's i i'm we you he she they this that these those there here thanks thank please can could "
+    "would should will is are was were do does did have has had not no yes ok hi hello dear and or but so if then "
+    "when what why how who which as at on in to for from with by of about just also any".split()
+)
+
+
+def acronym(word: str) -> bool:
+    return 2 <= len(word) <= 6 and word.isalpha() and word.isupper()
+
+
+def expanded(abbreviation: str, text: str) -> bool:
+    """The text spells the acronym out ("Apache Software Foundation (ASF)"): capitalised words with its initials."""
+    words = re.findall(r"[A-Za-z][\w'’-]*", text)
+    significant = [w for w in words if w.casefold() not in ORG_WORDS]
+    n = len(abbreviation)
+    for i, w in enumerate(significant):
+        if w[0] == abbreviation[0] and i + n <= len(significant):
+            run = significant[i : i + n]
+            if all(x[0].isupper() for x in run) and "".join(x[0] for x in run) == abbreviation:
+                return True
+    return False
+
+
+def generic_name(name: str, label: str, text: str, start: int | None = None) -> bool:
+    """A name made only of generic words: an unexpanded acronym as an organisation, dictionary words none of which
+    is a proper noun (persons), one dictionary word or a run of them written as a thing (organisations: "the Derived
+    Data folders", '"Quick Filters"'; "Evergreen Retail" after "from" stays a company) unless a word names a kind of
+    business. `start`: where the name stands in `text` (None: no context)."""
+    words = [w for w in name.split() if w.casefold() not in PARTICLES | ORG_WORDS]
+    if not words:
+        return True
+    if label != "PERSON" and len(words) == 1 and acronym(words[0]):
+        return not expanded(words[0], text)
+    if label == "PERSON":
+        return all(common_word(w) and not proper_word(w) for w in words)
+    if any(w.strip(".,").casefold() in ORG_HINTS | COMPANY_WORDS for w in words) or not all(map(common_word, words)):
+        return False
+    return len(words) == 1 or start is None or _written_as_a_thing(text, start, start + len(name))
+
+
+_THING_BEFORE = re.compile(r"""(?:\b(?:the|my|your|our|this|that|a|an)\s+|["'“‘`*_])$""", re.I)
+_THING_AFTER = re.compile(
+    r"""["'”’`*_]|\s+(?:button|menu|tab|page|folder|folders|field|option|setting|settings|screen|dialog|view|panel|section)\b""",
+    re.I,
+)
+
+
+def _written_as_a_thing(text: str, start: int, end: int) -> bool:
+    return bool(_THING_BEFORE.search(text, max(0, start - 8), start) or _THING_AFTER.match(text, end))
 
 
 def _capitalised(word: str) -> bool:
@@ -79,6 +180,10 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
     words = name.split()
     if not words or len(words) > 6 or name.casefold() in stop or "  " in name:
         return 0.0  # double spaces: the span ran over blanked code or ids
+    if generic_name(name, label, text, start):
+        return 0.0
+    if label != "PERSON" and len(words) == 1 and acronym(name):
+        return 0.85  # spelled out in this text
     if label == "PERSON":
         if len(words) > 4 or any(w.casefold() in stop for w in words if w.casefold() not in PARTICLES):
             return 0.0
@@ -109,6 +214,13 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
     return 0.9 if label == "PERSON" else 0.85
 
 
+# Legal-form and group words that make any name a company ("Acme Corporation", "General Motors Company").
+COMPANY_WORDS = frozenset(
+    "inc corp corporation co company ltd limited llc llp plc gmbh ag kg se sa sarl bv nv oy ab group holding "
+    "holdings technologies systems solutions partners association society council ministry agency department "
+    "commission committee fund trust foundation school college academy club union federation league alliance "
+    "consortium bureau services times journal".split()
+)
 ORG_HINTS = frozenset(
     {
         "dairy",

@@ -19,6 +19,7 @@ ReferenceKind = Literal[
     "date",
     "money",
     "email_address",
+    "version",
 ]
 
 
@@ -82,6 +83,9 @@ class _Prepared(NamedTuple):
     salesforce_bases: tuple[_Base, ...]
     names: dict[str, str]  # exact names
     folded_names: dict[str, str]  # casefolded names
+    # Known people of two words or more and known organisations (name_map entries) by their first word, casefolded:
+    # the token scan in reference_names.known_names finds them where NER did not.
+    parties: dict[str, list[tuple[tuple[str, ...], str]]]
 
 
 def _prepare(config: ReferenceConfig) -> _Prepared:
@@ -107,9 +111,21 @@ def _prepare(config: ReferenceConfig) -> _Prepared:
         salesforce_bases=bases(config.salesforce_base_urls),
         names=dict(config.name_map),
         folded_names={_fold(k): v for k, v in config.name_map.items()},
+        parties=_parties(config.name_map),
     )
     config._prepared = prepared
     return prepared
+
+
+def _parties(name_map: dict[str, str]) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+    index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for name, ref in name_map.items():
+        words = tuple(w.rstrip(".") for w in _fold(name).split())
+        if (len(words) >= 2 and ref.startswith("person:")) or (words and ref.startswith("org:")):
+            index.setdefault(words[0], []).append((words, ref))
+    for entries in index.values():
+        entries.sort(key=lambda e: -len(e[0]))  # the longest name first
+    return index
 
 
 def _fold(name: str) -> str:

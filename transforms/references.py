@@ -15,8 +15,11 @@ Rules that are not obvious (measured in notes/nlp.md §3.5):
 * Salesforce 18-char ids must pass their checksum; 15-char ids must look like ids (known prefix shape, a digit,
   a letter) and are converted to 18 chars, so both spellings give one id.
 * Overlaps: a span belongs to the first rule that claims it, in this order: URL, Message-ID, e-mail address,
-  known attachment name, bracketed file name, bare file name, Jira key, Salesforce id, money, date. NER entities
-  that overlap any rule span are dropped (the small model tags ids as CARDINAL and SaaS names as GPE/PERSON).
+  known attachment name, bracketed file name, bare file name, Jira key, Salesforce id, money, date, a party the
+  export knows (reference_gazetteer.py), version (reference_versions.py). NER entities that overlap any rule span
+  are dropped (the small model tags ids as CARDINAL and SaaS names as GPE/PERSON).
+* NER reads only the English segments of a text (transforms/language.segments), and its names pass the checks of
+  transforms/name_check.py (generic words, unexpanded acronyms, stop lists with reasons).
 
 Offsets refer to the text as given; pass `transforms.text.normalise(text)` so fullwidth forms are folded first.
 
@@ -32,7 +35,7 @@ from typing import NamedTuple
 
 from ground.identity import salesforce_id18, salesforce_ref_id
 from ground.records import Attachment
-from transforms import ner, reference_names
+from transforms import ner, reference_names, reference_versions
 from transforms.reference_ids import (
     _BRACKET_PAIRS,
     _BRACKETED,
@@ -218,10 +221,12 @@ def _entity_reference(
     if entity.label == "DATE":
         ref = resolve_date(entity.text, context)
         return Reference(kind="date", id=ref, text=entity.text, start=entity.start, end=entity.end) if ref else None
-    label = "ORG" if entity.label == "PERSON" and reference_names.organisation_shaped(entity.text) else entity.label
+    mapped = _mapped(entity.text, prepared) if entity.text[:1].isupper() else None  # "linux" is no known "Linux"
+    label = reference_names.label_of(entity.text, entity.label, text, entity.end)
+    if mapped and mapped.startswith(("person:", "org:")):  # a known party decides what it is
+        label = "PERSON" if mapped.startswith("person:") else "ORG"
     kind: ReferenceKind = "person" if label == "PERSON" else "organization"
     prefix = "person" if kind == "person" else "org"
-    mapped = _mapped(entity.text, prepared)
     confidence = (
         1.0
         if mapped
@@ -250,6 +255,14 @@ def _rules(
 ) -> _Rules:
     context = _year_context(text, reference_date)
     candidates = _rule_candidates(text, language, attachments, prepared, context) if text else []
+    if text:  # then parties the export knows, then versions: a date, URL, file name or id keeps its span
+        candidates.append(
+            [
+                _Candidate(a, b, "person" if ref.startswith("person:") else "organization", ref)
+                for a, b, ref in reference_names.known_names(text, prepared.parties)
+            ]
+        )
+        candidates.append([_Candidate(v.start, v.end, "version", v.id) for v in reference_versions.find_versions(text)])
     claimed, spans = _claim(candidates)
     return _Rules(context, claimed, spans)
 
@@ -269,16 +282,18 @@ def _assemble(
         if c.id
     ]
     for mention in reference_names.mentions(text, rules.spans.overlaps, reference_names.stop_list(config)):
-        found.append(
-            Reference(
-                kind="person",
-                id=_mapped(mention.text, prepared) or f"person:{_fold(mention.text)}",
-                text=mention.text,
-                start=mention.start,
-                end=mention.end,
-                confidence=reference_names.MENTION_CONFIDENCE,
+        # a handle is no name: only a known party (a learned "@handle" or the user's map) makes it a person
+        mapped = _mapped("@" + mention.text, prepared) or _mapped(mention.text, prepared)
+        if mapped:
+            found.append(Reference(kind="person", id=mapped, text=mention.text, start=mention.start, end=mention.end))
+        elif written := reference_names.written_name(text, mention):
+            name, confidence = written
+            person = f"person:{_fold(name.text)}"
+            found.append(
+                Reference(
+                    kind="person", id=person, text=name.text, start=name.start, end=name.end, confidence=confidence
+                )
             )
-        )
     for entity in entities:
         if not rules.spans.overlaps(entity.start, entity.end):
             ref = _entity_reference(entity, prepared, rules.context, text, config)
@@ -359,7 +374,7 @@ def extract_references_batch(
     entities: list[Sequence[ner.Entity]] = [() for _ in texts]
     if config.ner:
         english = [i for i, (t, lang) in enumerate(zip(texts, languages)) if lang == "en" and t.strip()]
-        views = (reference_names.ner_view(texts[i], rules[i].spans.starts, rules[i].spans.ends) for i in english)
+        views = (reference_names.ner_text(texts[i], rules[i].spans.starts, rules[i].spans.ends, "en") for i in english)
         for i, found in zip(english, ner.entities_batch(views, known_entities)):
             entities[i] = found
     return [

@@ -66,10 +66,12 @@ def test_given_a_lowercase_common_word_and_a_single_sentence_start_name_then_the
     assert not [r for r in refs if r.kind in ("person", "organization") and r.text in ("Maven", "Titanium Studio")]
 
 
-def test_given_a_jira_mention_then_it_is_a_person_reference_below_the_entity_confidence():
-    refs = extract_references("[~mollin] can you attach a test case?")
-    mention = next(r for r in refs if r.kind == "person")
-    assert mention.id == "person:mollin" and mention.confidence < ReferenceConfig().entity_confidence
+def test_given_a_jira_mention_then_it_is_a_person_reference_only_when_the_handle_is_a_known_party():
+    # issue 28 labelling rule: a handle is no person's name; a known party (name_map) resolves it
+    assert [r for r in extract_references("[~mollin] can you attach a test case?") if r.kind == "person"] == []
+    config = ReferenceConfig(name_map={"mollin": "person:matt mollin"})
+    refs = extract_references("[~mollin] can you attach a test case?", config=config)
+    assert [(r.id, r.text) for r in refs if r.kind == "person"] == [("person:matt mollin", "mollin")]
 
 
 def test_given_an_unconfirmed_name_when_facts_are_built_then_it_is_no_node_unless_it_is_a_known_party():

@@ -207,8 +207,10 @@ def test_given_english_text_when_ner_then_people_and_organisations(ner_refs):
         "person:john smith",
         "org:acme corp",
         "org:globex corporation",
-        "org:ibm",
     } <= found
+    # issue 28 #1: an acronym nobody spells out is no organisation unless the export knows it (see
+    # test_reference_entities.py: GCM, RAM, PMC and IMHO were organisations too)
+    assert "org:ibm" not in found
 
 
 def test_given_english_text_when_ner_then_dates_resolved_with_year_context(ner_refs):

@@ -1,0 +1,133 @@
+"""Parties the export itself names, learned while episodes are built: people from mail headers and Jira/Confluence/
+Salesforce user objects (a record's actor and participants carry display names and addresses), organisations from
+the mail domains of human senders and from Salesforce Account records.
+
+What is learned becomes ReferenceConfig.name_map entries (`name -> person:<name>` / `org:<name>`), which the extractor
+uses three ways: an NER candidate that is a known party is kept at confidence 1.0 with the party's kind; a known
+multi-word name the model missed is found by a token scan (reference_names.known_names); a handle (`[~jdoe]`,
+`@jdoe`) that is a known person's mail local part becomes that person (kept as "@jdoe", which NER never reads). The user's own name_map always wins.
+"""
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+from ground.records import Actor, SourceRecord
+from transforms.name_check import generic_name, load_stop_names
+from transforms.reference_model import ReferenceConfig, _fold
+
+DOMAINS_FILE = Path(__file__).resolve().parents[1] / "data" / "references" / "stop_names_mail_domains.txt"
+_NAME_WORD = re.compile(r"^[^\W\d_][^\W\d_'’.-]*(?:[-'’][^\W\d_]+)*\.?$")
+_PARENTHESISED = re.compile(r"\s*[(\[][^)\]]*[)\]]\s*")
+_HANDLE = re.compile(r"^[a-z][a-z0-9._-]{2,39}$")
+_NO_ORG_TLDS = frozenset({"invalid", "example", "test", "local", "localhost", "internal", "lan"})
+_SECOND_LEVEL = frozenset({"co", "com", "ac", "org", "net", "gov", "edu", "ne", "or", "go"})
+HANDLE_PREFIX = "@"  # name_map keys for handles: "@jdoe" -> person:..., so NER's "Jdoe" never matches one
+_PERSON_KINDS = frozenset({"contact", "user", "lead"})
+_ORG_KINDS = frozenset({"account"})
+
+
+@lru_cache(maxsize=1)
+def _no_org_domains() -> frozenset[str]:
+    try:
+        lines = DOMAINS_FILE.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ValueError(f"{DOMAINS_FILE}: cannot read the mail domain stop list: {exc}") from exc
+    return frozenset(
+        entry
+        for entry in (line.split(" #", 1)[0].strip().lower() for line in lines if not line.startswith("#"))
+        if entry
+    )
+
+
+def person_name(name: str | None) -> str | None:
+    """A display name that is a person's full name ("Jan Vennemann"), cleaned ("Example User (Unlicensed)" ->
+    "Example User"), else None: one word, an address, a bot, a role, generic words."""
+    if not name or "@" in name:
+        return None
+    cleaned = " ".join(_PARENTHESISED.sub(" ", name).replace('"', " ").split())
+    words = cleaned.split()
+    if not 2 <= len(words) <= 4 or not all(_NAME_WORD.match(w) and w[0].isupper() for w in words):
+        return None
+    stop = load_stop_names()
+    if cleaned.casefold() in stop or any(w.casefold() in stop for w in words):
+        return None
+    return None if generic_name(cleaned, "PERSON", "") else cleaned
+
+
+def organisation_name(name: str | None) -> str | None:
+    """An account name as an organisation name: letters, no digits (test fixtures like "Test 123")."""
+    cleaned = " ".join((name or "").split())
+    if len(cleaned) < 2 or any(ch.isdigit() for ch in cleaned) or not cleaned[0].isupper():
+        return None
+    return cleaned
+
+
+def domain_organisation(address: str | None) -> str | None:
+    """The organisation label of a mail domain (`dev@maven.apache.org` -> "Apache"), none for free-mail providers,
+    reserved/test domains and bare hosts."""
+    if not address or "@" not in address:
+        return None
+    domain = address.rsplit("@", 1)[1].strip().strip(">").lower()
+    labels = [label for label in domain.split(".") if label]
+    if len(labels) < 2 or labels[-1] in _NO_ORG_TLDS:
+        return None
+    stop = _no_org_domains()
+    if any(".".join(labels[i:]) in stop for i in range(len(labels) - 1)):
+        return None
+    i = -3 if len(labels) >= 3 and len(labels[-1]) == 2 and labels[-2] in _SECOND_LEVEL else -2
+    label = labels[i]
+    if not label.isalpha() or len(label) < 3 or label in _SECOND_LEVEL or label in load_stop_names():
+        return None  # "linux.org" names an operating system, "com.ro" nothing
+    return label[0].upper() + label[1:]
+
+
+class KnownParties:
+    """Names learned from the records seen so far (insertion order kept, so the result is deterministic)."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}  # name or handle -> canonical id
+        self._config: tuple[ReferenceConfig, int, ReferenceConfig] | None = None
+
+    def _add(self, name: str, ref: str) -> None:
+        self.names.setdefault(name, ref)
+
+    def _actor(self, actor: Actor) -> None:
+        if actor.type != "human":
+            return
+        name = person_name(actor.name)
+        email = actor.email or (actor.id if "@" in actor.id else None)
+        if name:
+            ref = f"person:{_fold(name)}"
+            self._add(name, ref)
+            local = email.rsplit("@", 1)[0].lower() if email else ""
+            if _HANDLE.match(local) and "." not in local.strip("."):  # "jvennemann", not "jan.vennemann" (no handle)
+                self._add(HANDLE_PREFIX + local, ref)  # only a mention ([~jvennemann], @jvennemann) reads it
+        org = domain_organisation(email)
+        if org:
+            self._add(org, f"org:{_fold(org)}")
+
+    def learn(self, records: Iterable[SourceRecord]) -> None:
+        for record in records:
+            self._actor(record.actor)
+            for participant in record.participants:
+                self._actor(participant.actor)
+            if record.source == "salesforce":
+                kind = record.kind.casefold()
+                if kind in _ORG_KINDS and (org := organisation_name(record.title)):
+                    self._add(org, f"org:{_fold(org)}")
+                elif kind in _PERSON_KINDS and (person := person_name(record.title)):
+                    self._add(person, f"person:{_fold(person)}")
+
+    def config(self, base: ReferenceConfig) -> ReferenceConfig:
+        """`base` with the learned names under its own name_map (the user's entries win); the same object while
+        nothing new was learned, so the extractor's prepared lookups are reused."""
+        if not self.names:
+            return base
+        if self._config and self._config[0] is base and self._config[1] == len(self.names):
+            return self._config[2]
+        merged = {**self.names, **base.name_map}
+        config = base.model_copy(update={"name_map": merged})
+        self._config = (base, len(self.names), config)
+        return config
