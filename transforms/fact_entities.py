@@ -130,7 +130,9 @@ def reference_entity(group_id: str, ref: str) -> tuple[EntitySpec, str]:
 # Names found in prose (NER): the episode mentions the node, but "the mail mentions X" is no fact worth an edge.
 NAME_MENTIONS = ("MENTIONS_PERSON", "MENTIONS_ORGANIZATION")
 # Reference kinds that are values, not things: they stay on the Episodic node's `references`, never become entities.
-VALUE_REFERENCES = ("date:", "money:")
+# A version too: "3.5.2" without its product would join unrelated releases, and one with its product is still a value
+# of that product (episodes search finds it by its id, version:<product>/<version>).
+VALUE_REFERENCES = ("date:", "money:", "version:")
 
 
 def reference_target(
