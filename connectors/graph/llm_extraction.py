@@ -58,7 +58,11 @@ async def write_llm(
         except Exception as exc:  # noqa: BLE001 - one episode's failure is data for the ledger
             # (an empty message was recorded as "Class: " before failures were typed; the ledger keeps seeing that)
             result.llm_failed[episode.id] = Failure(
-                error_class=type(exc).__name__, message=str(exc) or f"{type(exc).__name__}: "
+                error_class=type(exc).__name__,
+                message=f"{episode.source} {episode.metadata.source_key}: {exc}"
+                if str(exc)
+                else f"{type(exc).__name__}: ",
+                retryable=getattr(exc, "retryable", True),
             )
             done = None
         usage = llm.meter.episodes.get(episode.id, Usage()).minus(before)

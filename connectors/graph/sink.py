@@ -35,6 +35,7 @@ class Failure(BaseModel):
 
     error_class: ErrorClass | str
     message: str
+    retryable: bool = True  # False: another attempt would fail the same way (the ledger quarantines at once)
 
     @classmethod
     def of(cls, exc: BaseException) -> "Failure":

@@ -27,6 +27,15 @@ def graph_home():
 
 
 @pytest.fixture
+def ledger(graph_home):
+    from connectors.graph.ledger import Ledger, ledger_url_for_home
+
+    book = Ledger(ledger_url_for_home(graph_home))
+    yield book
+    book.close() if hasattr(book, "close") else None
+
+
+@pytest.fixture
 def group_id() -> str:
     return "t_" + uuid.uuid4().hex[:10]
 
