@@ -76,6 +76,9 @@ async def write_llm(
             content_chars=len(episode.content),
             at=w.clock(),
         )
+        llm.store.record_guard(
+            source=episode.source, episode_id=episode.id, counts=usage.guard, run_id=w.session_id, at=w.clock()
+        )
         result.episode_llm[episode.id] = usage
         result.llm.add(usage)
         spent += usage.cost_usd

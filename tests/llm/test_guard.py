@@ -7,6 +7,7 @@ import itertools
 import re
 
 from connectors.graph.config import GraphConfig
+from pipelines.commands import main
 from tests.llm.conftest import T0, llm_config, mail
 from tests.llm.scripted_server import section
 from tests.llm.test_llm_ingest import TEXTS, query, run
@@ -65,6 +66,19 @@ def test_an_entity_the_text_does_not_name_is_dropped_with_its_facts_and_counted(
     ]
     assert stats.llm_guard == {"entity_ungrounded": 1, "fact_ungrounded": 1}
     assert stats.llm_entities == 3 and stats.llm_facts == 2
+
+
+def test_graphfeed_ledger_shows_what_the_guard_dropped(graph_home, llm_server, ledger, group_id, monkeypatch, capsys):
+    llm_server.answers["ExtractedEntities"] = entities("Alice Chen", "Zed Example")
+    config = llm_config(graph_home, llm_server)
+    ledger.register([mail(group_id, "<g5@acme.example>", TEXT)], partition="2026-04-01")
+    assert run(config, ledger).llm_guard["entity_ungrounded"] == 1
+    monkeypatch.setenv("GRAPHFEED_HOME", str(graph_home))
+    assert main(["ledger"]) == 0
+    out = capsys.readouterr().out
+    assert "LLM grounding guard" in out
+    line = next(x for x in out.splitlines() if "entity_ungrounded" in x)
+    assert line.split()[1] == "1" and "neither in the text" in line
 
 
 def test_model_dates_after_the_record_or_before_the_floor_are_cleared_and_the_fact_keeps_the_record_time(
