@@ -12,16 +12,17 @@ graphfeed ledger replay [--source S] [--status quarantined,failed]   re-queue fa
 graphfeed estimate --source S [--partition D]   LLM calls, tokens and cost a partition would take, spending nothing
 graphfeed review list|show|approve|reject [KEY...]   LLM-extracted facts held for a person's approval
 graphfeed intent eval --labels FILE.jsonl [--split eval|train|all]   the intent model measured on labelled units
+graphfeed llm check [--max-tokens N] [--json]   probes through the configured model: what it extracts, what the guard keeps
 """
 
 import argparse
 
-from pipelines.commands import graph_reads, intent, ledger, preview, run
+from pipelines.commands import graph_reads, intent, ledger, llm_check, preview, run
 from pipelines.commands.common import EXIT_OK, EXIT_USAGE
 
 __all__ = ["EXIT_OK", "EXIT_USAGE", "main", "parser"]
 
-COMMAND_GROUPS = (preview, run, graph_reads, ledger, intent)  # in the order `graphfeed --help` lists them
+COMMAND_GROUPS = (preview, run, graph_reads, ledger, intent, llm_check)  # in the order `graphfeed --help` lists them
 
 
 def parser() -> argparse.ArgumentParser:

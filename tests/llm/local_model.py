@@ -48,6 +48,7 @@ def serve(port: int, threads: int = 1, context: int = CONTEXT_TOKENS) -> None:
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
     params.warmup = False
+    params.endpoint_metrics = True  # /metrics: the tokens the server counted, to check the meter against
     params.sampling.seed = 7
     server = xlc.Server(params)
     stop = False
@@ -74,6 +75,17 @@ class LocalModel:
         return f"http://127.0.0.1:{self.port}/v1"
 
     model = MODEL_NAME
+
+    def tokens(self) -> tuple[int, int]:
+        """(prompt tokens, generated tokens) the server has processed since it started (its /metrics counters)."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5) as resp:
+            text = resp.read().decode()
+        values = {}
+        for line in text.splitlines():
+            if line and not line.startswith("#"):
+                name, _, value = line.rpartition(" ")
+                values[name.strip()] = float(value)
+        return int(values.get("llamacpp:prompt_tokens_total", 0)), int(values.get("llamacpp:tokens_predicted_total", 0))
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -156,3 +156,12 @@ def test_json_object_mode_puts_the_schema_in_the_prompt(llm_server):
     answer = asyncio.run(ask(client))
     assert llm_server.requests[0]["json_mode"] == "json_object" and llm_server.schemas() == ["ExtractedEntities"]
     assert answer["extracted_entities"]
+
+
+def test_schema_max_items_bounds_every_list_of_the_schema_sent(llm_server):
+    client, _, _ = make(llm_server, schema_max_items=4)
+    schema = client._build_response_format(ExtractedEntities)["json_schema"]["schema"]
+    assert schema["properties"]["extracted_entities"]["maxItems"] == 4
+    assert schema["$defs"]["ExtractedEntity"]["properties"]["episode_indices"]["maxItems"] == 4
+    plain, _, _ = make(llm_server)
+    assert "maxItems" not in str(plain._build_response_format(ExtractedEntities))

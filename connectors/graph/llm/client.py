@@ -110,6 +110,18 @@ def count_unparseable_dates(payload: Any) -> int:
     return 0
 
 
+def bound_lists(schema: Any, limit: int) -> Any:
+    """A copy of a JSON schema with maxItems on every array (an existing smaller bound stays)."""
+    if isinstance(schema, list):
+        return [bound_lists(v, limit) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: bound_lists(v, limit) for k, v in schema.items()}
+    if out.get("type") == "array":
+        out["maxItems"] = min(limit, out.get("maxItems", limit))
+    return out
+
+
 class MeteredLLMClient(OpenAIGenericClient):
     def __init__(
         self,
@@ -165,6 +177,13 @@ class MeteredLLMClient(OpenAIGenericClient):
                 attribute_extraction=attribute_extraction,
                 model=model,
             )
+
+    def _build_response_format(self, response_model: type[BaseModel] | None) -> dict[str, Any]:
+        fmt = super()._build_response_format(response_model)
+        limit = self.settings.schema_max_items
+        if limit and fmt.get("type") == "json_schema":
+            fmt["json_schema"]["schema"] = bound_lists(fmt["json_schema"]["schema"], limit)
+        return fmt
 
     def _model_for(self, model: str | None, model_size: ModelSize) -> str:
         if model:
