@@ -165,3 +165,10 @@ def test_schema_max_items_bounds_every_list_of_the_schema_sent(llm_server):
     assert schema["$defs"]["ExtractedEntity"]["properties"]["episode_indices"]["maxItems"] == 4
     plain, _, _ = make(llm_server)
     assert "maxItems" not in str(plain._build_response_format(ExtractedEntities))
+
+
+def test_settings_max_tokens_caps_what_graphiti_asks_for(llm_server):
+    client, _, _ = make(llm_server, max_tokens=300)
+    messages = [Message(role="system", content="x"), Message(role="user", content="Alice Chen met Bob Stone.")]
+    asyncio.run(client.generate_response(messages, response_model=ExtractedEntities, max_tokens=16384))
+    assert [r["max_tokens"] for r in llm_server.requests] == [300]

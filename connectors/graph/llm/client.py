@@ -206,6 +206,9 @@ class MeteredLLMClient(OpenAIGenericClient):
     ) -> dict[str, Any]:
         prompt = self.meter.current_prompt()
         model_name = self._model_for(model, model_size)
+        # settings.max_tokens caps every call: graphiti asks for 16384 on some prompts (edge extraction), which a
+        # looping model fills completely before it is cut.
+        max_tokens = min(max_tokens, self.settings.max_tokens)
         chat = []
         for m in messages:
             m.content = self._clean_input(m.content)
