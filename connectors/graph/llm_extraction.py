@@ -62,7 +62,7 @@ async def write_llm(
                 message=f"{episode.source} {episode.metadata.source_key}: {exc}"
                 if str(exc)
                 else f"{type(exc).__name__}: ",
-                retryable=getattr(exc, "retryable", True),
+                retryable=Failure.of(exc).retryable,
             )
             done = None
         usage = llm.meter.episodes.get(episode.id, Usage()).minus(before)

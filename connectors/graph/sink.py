@@ -39,7 +39,8 @@ class Failure(BaseModel):
 
     @classmethod
     def of(cls, exc: BaseException) -> "Failure":
-        return cls(error_class=type(exc).__name__, message=str(exc))
+        retryable = getattr(exc, "retryable", True)  # LLMOutputRejected says False: the model, not the wire
+        return cls(error_class=type(exc).__name__, message=str(exc), retryable=retryable is not False)
 
 
 class EpisodeOutcome(BaseModel):
