@@ -63,6 +63,10 @@ class IngestStats(BaseModel):
     llm_timeouts: int = 0
     llm_invalid_output: int = 0  # malformed JSON + schema-invalid answers (each retried)
     llm_unparseable_dates: int = 0
+    llm_truncated: int = 0  # answers cut at max_tokens (not retried blindly: connectors/graph/llm/client.py)
+    llm_guard: dict[
+        str, int
+    ] = {}  # what the grounding guard dropped/cleared, by reason (connectors/graph/llm/guard.py)
     llm_entities: int = 0
     llm_facts: int = 0
     held_for_review: int = 0
@@ -134,6 +138,9 @@ def _add_llm(stats: IngestStats, result: BatchResult) -> None:
     stats.llm_timeouts += usage.timeouts
     stats.llm_invalid_output += usage.malformed + usage.schema_invalid
     stats.llm_unparseable_dates += usage.unparseable_dates
+    stats.llm_truncated += usage.truncated
+    for reason, n in usage.guard.items():
+        stats.llm_guard[reason] = stats.llm_guard.get(reason, 0) + n
     stats.llm_entities += result.llm_entities
     stats.llm_facts += result.llm_facts
     stats.held_for_review += result.held_for_review
@@ -158,7 +165,7 @@ def _mark_failed(
         episode_id,
         failure.error_class,
         failure.message,
-        max_attempts=limits.max_attempts,
+        max_attempts=limits.max_attempts if failure.retryable else 1,
         backoff_base_s=limits.backoff_seconds,
         tokens_in=usage.tokens_in if usage else 0,
         tokens_out=usage.tokens_out if usage else 0,

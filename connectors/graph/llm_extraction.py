@@ -58,7 +58,11 @@ async def write_llm(
         except Exception as exc:  # noqa: BLE001 - one episode's failure is data for the ledger
             # (an empty message was recorded as "Class: " before failures were typed; the ledger keeps seeing that)
             result.llm_failed[episode.id] = Failure(
-                error_class=type(exc).__name__, message=str(exc) or f"{type(exc).__name__}: "
+                error_class=type(exc).__name__,
+                message=f"{episode.source} {episode.metadata.source_key}: {exc}"
+                if str(exc)
+                else f"{type(exc).__name__}: ",
+                retryable=Failure.of(exc).retryable,
             )
             done = None
         usage = llm.meter.episodes.get(episode.id, Usage()).minus(before)
@@ -71,6 +75,9 @@ async def write_llm(
             chunks=done.chunks if done else 0,
             content_chars=len(episode.content),
             at=w.clock(),
+        )
+        llm.store.record_guard(
+            source=episode.source, episode_id=episode.id, counts=usage.guard, run_id=w.session_id, at=w.clock()
         )
         result.episode_llm[episode.id] = usage
         result.llm.add(usage)

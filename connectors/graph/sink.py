@@ -35,10 +35,12 @@ class Failure(BaseModel):
 
     error_class: ErrorClass | str
     message: str
+    retryable: bool = True  # False: another attempt would fail the same way (the ledger quarantines at once)
 
     @classmethod
     def of(cls, exc: BaseException) -> "Failure":
-        return cls(error_class=type(exc).__name__, message=str(exc))
+        retryable = getattr(exc, "retryable", True)  # LLMOutputRejected says False: the model, not the wire
+        return cls(error_class=type(exc).__name__, message=str(exc), retryable=retryable is not False)
 
 
 class EpisodeOutcome(BaseModel):

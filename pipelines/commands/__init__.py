@@ -14,16 +14,17 @@ graphfeed review list|show|approve|reject [KEY...]   LLM-extracted facts held fo
 graphfeed intent eval --labels FILE.jsonl [--split eval|train|all]   the intent model measured on labelled units
 graphfeed references eval [--labelled DIR] [--split dev|eval|all] [--show N] [--json]
                                           reference precision/recall per kind on the labelled reference set
+graphfeed llm check [--max-tokens N] [--json]   probes through the configured model: what it extracts, what the guard keeps
 """
 
 import argparse
 
-from pipelines.commands import graph_reads, intent, ledger, preview, references, run
+from pipelines.commands import graph_reads, intent, ledger, llm_check, preview, references, run
 from pipelines.commands.common import EXIT_OK, EXIT_USAGE
 
 __all__ = ["EXIT_OK", "EXIT_USAGE", "main", "parser"]
 
-COMMAND_GROUPS = (preview, run, graph_reads, ledger, intent, references)  # in the order `graphfeed --help` lists them
+COMMAND_GROUPS = (preview, run, graph_reads, ledger, intent, references, llm_check)  # the order `--help` lists them
 
 
 def parser() -> argparse.ArgumentParser:

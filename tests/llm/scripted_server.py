@@ -1,7 +1,8 @@
 """A local OpenAI-compatible /v1/chat/completions + /v1/embeddings server with scripted answers, for tests and the
 bench. It answers graphiti's prompts by response schema name (json_schema mode: response_format.json_schema.name;
 json_object mode: the schema graphiti appends to the prompt), with `usage` like the real API, and can be told to
-misbehave: 429 with Retry-After, malformed JSON, schema-invalid JSON, slow answers, 5xx.
+misbehave: 429 with Retry-After, malformed JSON, schema-invalid JSON, an answer cut at max_tokens (finish_reason
+"length"), slow answers, 5xx.
 
 Default answers are deterministic and content-driven: entities are the capitalised names in the CURRENT MESSAGE,
 facts link the first two entities graphiti lists, nothing is a duplicate. Tests override per schema with `answers`.
@@ -305,6 +306,7 @@ class ScriptedOpenAI:
             "prompt_tokens": tokens(prompt),
             "at": time.monotonic(),
             "json_mode": (body.get("response_format") or {}).get("type"),
+            "max_tokens": body.get("max_tokens"),
         }
         fault = self._take_fault(schema)
         delay = fault.delay if fault else 0.0
@@ -323,8 +325,12 @@ class ScriptedOpenAI:
             record["status"] = fault.status
             self.requests.append(record)
             return fault.status, {"error": {"message": "upstream error", "type": "server_error"}}, {}, 0.0
+        finish = "stop"
         if fault and fault.kind == "malformed":
             content = '{"extracted_entities": [{"name": "Acme", '  # truncated JSON
+        elif fault and fault.kind == "length":  # what a looping model does: JSON cut where max_tokens ran out
+            content = '{"extracted_entities": [{"name": "Acme", "entity_type_id": 0}, {"name": "Acme", "entity_type_'
+            finish = "length"
         elif fault and fault.kind == "invalid":
             content = json.dumps({"unexpected": True})
         if content is None:
@@ -342,7 +348,7 @@ class ScriptedOpenAI:
                 "created": int(time.time()),
                 "model": body.get("model"),
                 "choices": [
-                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                    {"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": content}}
                 ],
                 "usage": {
                     "prompt_tokens": record["prompt_tokens"],

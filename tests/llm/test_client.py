@@ -8,7 +8,7 @@ from graphiti_core.llm_client.config import ModelSize
 from graphiti_core.prompts.extract_nodes import ExtractedEntities
 from graphiti_core.prompts.models import Message
 
-from connectors.graph.llm.client import LLMCallFailed, MeteredLLMClient
+from connectors.graph.llm.client import LLMCallFailed, LLMOutputRejected, MeteredLLMClient
 from connectors.graph.llm.meter import UsageMeter
 from tests.llm.conftest import llm_settings
 
@@ -77,13 +77,63 @@ def test_malformed_then_valid_json_is_retried_and_both_attempts_are_paid(llm_ser
     assert meter.total.malformed == 1 and meter.total.calls == 2 and meter.total.retries == 1
 
 
-def test_schema_invalid_output_fails_after_the_retries_with_the_reason(llm_server):
+def test_the_same_schema_invalid_answer_twice_fails_at_once_not_after_the_transport_retries(llm_server):
+    # given a model that keeps giving the same wrong answer, and a transport retry budget of 3
     llm_server.fault("invalid", times=10)
     client, meter, settings = make(llm_server)
-    with pytest.raises(LLMCallFailed, match="does not match ExtractedEntities") as info:
+    # when it is asked
+    with pytest.raises(LLMOutputRejected, match="same invalid answer twice.*does not match ExtractedEntities") as info:
         asyncio.run(ask(client))
-    assert info.value.attempts == settings.max_retries + 1 == len(llm_server.requests)
-    assert meter.total.schema_invalid == settings.max_retries + 1
+    # then it was asked twice, not max_retries + 1 times, and the failure is typed as the model's
+    assert settings.max_retries + 1 > 2 == info.value.attempts == len(llm_server.requests)
+    assert info.value.kind == "repeated_invalid" and info.value.retryable is False
+    assert meter.total.schema_invalid == 2 and meter.total.calls == 2
+
+
+def test_an_answer_cut_at_max_tokens_is_not_sent_again(llm_server):
+    # given a model whose answer runs into max_tokens (finish_reason "length")
+    llm_server.fault("length", times=10)
+    client, meter, _ = make(llm_server)
+    # when it is asked
+    with pytest.raises(LLMOutputRejected, match=r"cut at max_tokens=\d+ \(finish_reason=length") as info:
+        asyncio.run(ask(client))
+    # then one call was made and paid for, and the failure says the answer was truncated
+    assert len(llm_server.requests) == 1 and info.value.kind == "truncated"
+    assert meter.total.truncated == 1 and meter.total.calls == 1 and meter.total.retries == 0
+
+
+def test_a_truncated_answer_is_retried_once_with_a_larger_max_tokens_when_configured(llm_server):
+    llm_server.fault("length", times=10)
+    client, meter, _ = make(llm_server, max_tokens=300, length_retry_max_tokens=900)
+    with pytest.raises(LLMOutputRejected, match="retried once with max_tokens=900, and again .*max_tokens=900"):
+        asyncio.run(ask(client))
+    assert [r["max_tokens"] for r in llm_server.requests] == [300, 900] and meter.total.truncated == 2
+
+
+def test_a_truncated_answer_then_a_whole_one_with_the_larger_max_tokens_succeeds(llm_server):
+    llm_server.fault("length")
+    client, _, _ = make(llm_server, max_tokens=300, length_retry_max_tokens=900)
+    answer = asyncio.run(ask(client))
+    assert answer["extracted_entities"] and [r["max_tokens"] for r in llm_server.requests] == [300, 900]
+
+
+def test_different_invalid_answers_get_one_retry_only(llm_server):
+    llm_server.fault("invalid")
+    llm_server.fault("malformed")
+    client, meter, _ = make(llm_server)
+    with pytest.raises(LLMOutputRejected, match="malformed JSON") as info:
+        asyncio.run(ask(client))
+    assert len(llm_server.requests) == 2 and info.value.kind == "malformed"
+    assert meter.total.schema_invalid == 1 and meter.total.malformed == 1
+
+
+def test_transport_errors_keep_their_own_retry_budget_next_to_an_invalid_answer(llm_server):
+    llm_server.fault("500", times=2)
+    llm_server.fault("invalid")
+    client, meter, _ = make(llm_server, max_retries=2)
+    answer = asyncio.run(ask(client))
+    assert answer["extracted_entities"] and [r["status"] for r in llm_server.requests] == [500, 500, 200, 200]
+    assert meter.total.server_errors == 2 and meter.total.schema_invalid == 1
 
 
 def test_a_slow_answer_times_out_and_is_retried(llm_server):
@@ -106,3 +156,19 @@ def test_json_object_mode_puts_the_schema_in_the_prompt(llm_server):
     answer = asyncio.run(ask(client))
     assert llm_server.requests[0]["json_mode"] == "json_object" and llm_server.schemas() == ["ExtractedEntities"]
     assert answer["extracted_entities"]
+
+
+def test_schema_max_items_bounds_every_list_of_the_schema_sent(llm_server):
+    client, _, _ = make(llm_server, schema_max_items=4)
+    schema = client._build_response_format(ExtractedEntities)["json_schema"]["schema"]
+    assert schema["properties"]["extracted_entities"]["maxItems"] == 4
+    assert schema["$defs"]["ExtractedEntity"]["properties"]["episode_indices"]["maxItems"] == 4
+    plain, _, _ = make(llm_server)
+    assert "maxItems" not in str(plain._build_response_format(ExtractedEntities))
+
+
+def test_settings_max_tokens_caps_what_graphiti_asks_for(llm_server):
+    client, _, _ = make(llm_server, max_tokens=300)
+    messages = [Message(role="system", content="x"), Message(role="user", content="Alice Chen met Bob Stone.")]
+    asyncio.run(client.generate_response(messages, response_model=ExtractedEntities, max_tokens=16384))
+    assert [r["max_tokens"] for r in llm_server.requests] == [300]

@@ -6,7 +6,7 @@ import datetime as dt
 import pytest
 
 from connectors.graph.config import GraphConfig
-from connectors.graph.ledger import Ledger, ledger_url_for_home
+from connectors.graph.ledger import ledger_url_for_home
 from connectors.graph.llm.store import LLMStore
 from connectors.graph.sync_facade import SyncGraphWriter
 from flow.ingest import IngestLimits, IngestStats, write_backlog
@@ -34,13 +34,6 @@ def run(config, ledger, limits=None):
 def query(config, group_id, cypher, **params):
     with SyncGraphWriter(config) as writer:
         return writer.run(writer.writer.backend.query(group_id, cypher, **params))
-
-
-@pytest.fixture
-def ledger(graph_home):
-    book = Ledger(ledger_url_for_home(graph_home))
-    yield book
-    book.close() if hasattr(book, "close") else None
 
 
 def test_llm_mode_writes_facts_at_the_source_time_and_books_cost_per_episode(graph_home, llm_server, ledger, group_id):
@@ -101,22 +94,39 @@ def test_source_night_budget_holds_across_runs(graph_home, llm_server, ledger, g
     assert store.spent_on_night("email", dt.datetime.now(dt.UTC).date()) == pytest.approx(first.cost_usd)
 
 
-def test_bad_output_is_retried_then_quarantined_with_reason_and_replay_brings_it_back(
+def test_the_same_invalid_answer_twice_quarantines_at_once_with_reason_and_replay_brings_it_back(
     graph_home, llm_server, ledger, group_id
 ):
-    config = llm_config(graph_home, llm_server, max_retries=1)
+    config = llm_config(graph_home, llm_server, max_retries=3)
     eps = episodes(group_id, 2)
     ledger.register(eps, partition="2026-04-01")
-    llm_server.fault("invalid", schema="ExtractedEdges", times=2)  # the first episode's edge call, both attempts
-    stats = run(config, ledger, IngestLimits(max_cost_usd=1000.0, max_attempts=1, backoff_seconds=0))
+    llm_server.fault("invalid", schema="ExtractedEdges", times=2)  # the first episode's edge call, asked twice
+    stats = run(config, ledger, IngestLimits(max_cost_usd=1000.0, max_attempts=3, backoff_seconds=0))
 
-    assert stats.ingested == 1 and stats.quarantined == 1 and stats.llm_invalid_output == 2
+    # not max_retries + 1 calls, and not left "failed" for two more nights of the same answer
+    assert stats.ingested == 1 and stats.quarantined == 1 and stats.failed == 0 and stats.llm_invalid_output == 2
+    assert llm_server.schemas().count("ExtractedEdges") == 3  # 2 for the bad episode, 1 for the good one
     bad = ledger.get(eps[0].id)
-    assert bad.status.value == "quarantined" and bad.last_error_class == "LLMCallFailed"
-    assert "does not match ExtractedEdges" in bad.last_error and bad.tokens_in > 0 and bad.cost_usd > 0
+    assert bad.status.value == "quarantined" and bad.last_error_class == "LLMOutputRejected"
+    assert bad.last_error.startswith("email <m0@acme.example>: ")  # names the episode
+    assert "same invalid answer twice" in bad.last_error and "does not match ExtractedEdges" in bad.last_error
+    assert bad.tokens_in > 0 and bad.cost_usd > 0
     assert ledger.replay(source="email") == 1
     again = run(config, ledger)
     assert again.ingested == 1 and ledger.counts("email")["ingested"] == 2 and ledger.backlog("email") == 0
+
+
+def test_a_truncated_answer_quarantines_its_episode_after_one_call(graph_home, llm_server, ledger, group_id):
+    config = llm_config(graph_home, llm_server, max_retries=4)
+    eps = episodes(group_id, 1)
+    ledger.register(eps, partition="2026-04-01")
+    llm_server.fault("length", schema="ExtractedEntities", times=5)
+    stats = run(config, ledger, IngestLimits(max_cost_usd=1000.0, max_attempts=3, backoff_seconds=0))
+
+    assert stats.quarantined == 1 and stats.llm_calls == 1 and stats.llm_retries == 0
+    bad = ledger.get(eps[0].id)
+    assert bad.last_error_class == "LLMOutputRejected" and "(finish_reason=length" in bad.last_error
+    assert "<m0@acme.example>" in bad.last_error and bad.tokens_out > 0
 
 
 def test_unparseable_model_dates_are_counted_and_do_not_replace_the_source_time(

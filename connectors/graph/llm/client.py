@@ -5,6 +5,14 @@ Why not graphiti's own retry: it waits 5-120 s at random, retries only some erro
 the openai SDK's own retries would hide 429s from the limiter. So the SDK runs with max_retries=0 and all retrying
 happens here, in front of the shared RateLimiter. When a call still fails it raises LLMCallFailed, which graphiti's
 tenacity wrapper does not retry; add_episode fails, and the ingest loop retries/quarantines the episode in the ledger.
+
+The retry budget (max_retries) is for transport: timeouts, connection errors, 429 and 5xx. An answer the model got
+wrong is not a transport error, and sending the same request again mostly buys the same answer (a real 135M model,
+answering a truncated JSON, cost five identical 40 s calls per prompt before this rule). So: finish_reason "length"
+(the answer hit max_tokens) fails at once, or once retried with a larger max_tokens when `length_retry_max_tokens`
+says so; a malformed or schema-invalid answer is retried at most `max_invalid_retries` times, and the same invalid
+answer twice fails at once. These failures are LLMOutputRejected: the model, not the wire, and the ledger
+quarantines the episode without waiting for more attempts.
 """
 
 import asyncio
@@ -39,6 +47,20 @@ class LLMCallFailed(RuntimeError):
         self.prompt = prompt
         self.reason = reason
         self.attempts = attempts
+
+    retryable = True  # a later attempt (another night) may well succeed
+
+
+class LLMOutputRejected(LLMCallFailed):
+    """The model answered, but the answer is unusable: cut at max_tokens, not JSON, or not the response schema.
+    `kind` is truncated | malformed | schema_invalid | repeated_invalid. Not retryable with the same model and
+    request: the ledger quarantines the episode at once (replay it after changing the model or max_tokens)."""
+
+    retryable = False
+
+    def __init__(self, prompt: str, reason: str, attempts: int, kind: str):
+        super().__init__(prompt, reason, attempts)
+        self.kind = kind
 
 
 def retry_after_seconds(headers: Any, now: dt.datetime | None = None) -> float | None:
@@ -86,6 +108,18 @@ def count_unparseable_dates(payload: Any) -> int:
     if isinstance(payload, list):
         return sum(count_unparseable_dates(v) for v in payload)
     return 0
+
+
+def bound_lists(schema: Any, limit: int) -> Any:
+    """A copy of a JSON schema with maxItems on every array (an existing smaller bound stays)."""
+    if isinstance(schema, list):
+        return [bound_lists(v, limit) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: bound_lists(v, limit) for k, v in schema.items()}
+    if out.get("type") == "array":
+        out["maxItems"] = min(limit, out.get("maxItems", limit))
+    return out
 
 
 class MeteredLLMClient(OpenAIGenericClient):
@@ -144,6 +178,13 @@ class MeteredLLMClient(OpenAIGenericClient):
                 model=model,
             )
 
+    def _build_response_format(self, response_model: type[BaseModel] | None) -> dict[str, Any]:
+        fmt = super()._build_response_format(response_model)
+        limit = self.settings.schema_max_items
+        if limit and fmt.get("type") == "json_schema":
+            fmt["json_schema"]["schema"] = bound_lists(fmt["json_schema"]["schema"], limit)
+        return fmt
+
     def _model_for(self, model: str | None, model_size: ModelSize) -> str:
         if model:
             return model
@@ -165,6 +206,9 @@ class MeteredLLMClient(OpenAIGenericClient):
     ) -> dict[str, Any]:
         prompt = self.meter.current_prompt()
         model_name = self._model_for(model, model_size)
+        # settings.max_tokens caps every call: graphiti asks for 16384 on some prompts (edge extraction), which a
+        # looping model fills completely before it is cut.
+        max_tokens = min(max_tokens, self.settings.max_tokens)
         chat = []
         for m in messages:
             m.content = self._clean_input(m.content)
@@ -173,9 +217,12 @@ class MeteredLLMClient(OpenAIGenericClient):
         estimate = sum(estimate_tokens(m["content"]) for m in chat)
         attempts = self.settings.max_retries + 1
         reason = "no attempt made"
-        for attempt in range(attempts):
+        invalid: list[str] = []  # the invalid answers seen so far (their text)
+        attempt = 0
+        while attempt < attempts:
             if attempt:
                 self.meter.count("retries")
+            attempt += 1
             handle = await self.limiter.acquire(estimate)
             try:
                 async with self.semaphore:
@@ -190,58 +237,87 @@ class MeteredLLMClient(OpenAIGenericClient):
                 self.limiter.settle(handle, 0)
                 self.meter.count("rate_limited")
                 wait = retry_after_seconds(exc.response.headers if exc.response is not None else None)
-                self.limiter.pause(wait if wait is not None else self._backoff(attempt))
+                self.limiter.pause(wait if wait is not None else self._backoff(attempt - 1))
                 reason = f"429 rate limited (retry-after={wait})"
                 continue
             except openai.APITimeoutError:
                 self.meter.count("timeouts")
                 reason = f"timed out after {self.settings.timeout_s}s"
-                await self.sleep(self._backoff(attempt))
+                await self.sleep(self._backoff(attempt - 1))
                 continue
             except openai.APIConnectionError as exc:
                 self.meter.count("server_errors")
                 reason = f"connection error: {exc}"
-                await self.sleep(self._backoff(attempt))
+                await self.sleep(self._backoff(attempt - 1))
                 continue
             except openai.APIStatusError as exc:
                 if exc.status_code >= 500 or exc.status_code in (408, 409):
                     self.meter.count("server_errors")
                     reason = f"HTTP {exc.status_code}"
-                    await self.sleep(self._backoff(attempt))
+                    await self.sleep(self._backoff(attempt - 1))
                     continue
-                raise LLMCallFailed(prompt, f"HTTP {exc.status_code}: {exc.message}", attempt + 1) from exc
+                raise LLMCallFailed(prompt, f"HTTP {exc.status_code}: {exc.message}", attempt) from exc
 
             usage = response.usage
-            text = (response.choices[0].message.content or "") if response.choices else ""
+            choice = response.choices[0] if response.choices else None
+            text = (choice.message.content or "") if choice else ""
             tin = int(getattr(usage, "prompt_tokens", 0) or 0) if usage else estimate
             tout = int(getattr(usage, "completion_tokens", 0) or 0) if usage else estimate_tokens(text)
             self.limiter.settle(handle, tin + tout)
             self.meter.record_call(model_name, tin, tout)
-            try:
-                parsed = json.loads(self._strip_code_fences(text)) if text else None
-            except json.JSONDecodeError as exc:
-                parsed, reason = None, f"malformed JSON ({exc.msg} at {exc.pos})"
-            else:
-                reason = "empty response"
-            if not isinstance(parsed, dict):
-                self.meter.count("malformed")
-                if parsed is not None:
-                    reason = f"expected a JSON object, got {type(parsed).__name__}"
-                await self.sleep(self._backoff(attempt))
-                continue
-            if response_model is not None:
-                try:
-                    response_model.model_validate(parsed)
-                except ValidationError as exc:
-                    self.meter.count("schema_invalid")
-                    reason = f"response does not match {response_model.__name__}: {exc.errors()[0]['msg']}"
-                    await self.sleep(self._backoff(attempt))
+            if choice is not None and choice.finish_reason == "length":
+                self.meter.count("truncated")
+                cut = f"answer cut at max_tokens={max_tokens} (finish_reason=length, {tout} tokens out)"
+                bigger = self.settings.length_retry_max_tokens
+                if bigger and bigger > max_tokens:
+                    reason = f"{cut}; retried once with max_tokens={bigger}"
+                    max_tokens = bigger
+                    attempts = max(attempts, attempt + 1)
                     continue
-            bad_dates = count_unparseable_dates(parsed)
-            if bad_dates:
-                self.meter.count("unparseable_dates", bad_dates)
-            return parsed
-        raise LLMCallFailed(prompt, reason, attempts)
+                said = f"{reason}, and again " if "retried once" in reason else ""
+                raise LLMOutputRejected(prompt, f"{said}{cut}: the model did not finish its JSON", attempt, "truncated")
+            parsed, kind, reason = self._parse(text, response_model)
+            if kind is None:
+                bad_dates = count_unparseable_dates(parsed)
+                if bad_dates:
+                    self.meter.count("unparseable_dates", bad_dates)
+                    self.meter.count_guard("date_unparseable", bad_dates)
+                return typing.cast(dict[str, Any], parsed)
+            self.meter.count("schema_invalid" if kind == "schema_invalid" else "malformed")
+            if text in invalid:
+                raise LLMOutputRejected(prompt, f"the same invalid answer twice: {reason}", attempt, "repeated_invalid")
+            invalid.append(text)
+            if len(invalid) > self.settings.max_invalid_retries:
+                raise LLMOutputRejected(prompt, reason, attempt, kind)
+            attempts = max(attempts, attempt + 1)  # an invalid answer's one retry is not taken from transport's
+            await self.sleep(self._backoff(attempt - 1))
+        raise LLMCallFailed(prompt, reason, attempt)
+
+    def _parse(self, text: str, response_model: type[BaseModel] | None) -> tuple[Any, str | None, str]:
+        """(parsed, None, "") for a usable answer, else (None, kind, reason)."""
+        try:
+            parsed = json.loads(self._strip_code_fences(text)) if text else None
+        except json.JSONDecodeError as exc:
+            return None, "malformed", f"malformed JSON ({exc.msg} at {exc.pos})"
+        if parsed is None:
+            return None, "malformed", "empty response"
+        if not isinstance(parsed, dict):
+            return None, "malformed", f"expected a JSON object, got {type(parsed).__name__}"
+        if response_model is not None:
+            try:
+                response_model.model_validate(parsed)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first.get("loc", ()))
+                return (
+                    None,
+                    "schema_invalid",
+                    (
+                        f"response does not match {response_model.__name__}: {first['msg']}"
+                        + (f" at {where}" if where else "")
+                    ),
+                )
+        return parsed, None, ""
 
 
 class MeteredEmbedder(EmbedderClient):

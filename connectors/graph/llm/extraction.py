@@ -3,7 +3,8 @@ metered per episode, and either written or held for review.
 
 HoldingGraphiti overrides the one method where add_episode writes (`_process_episode_data`): extraction and entity/
 edge resolution still read the real graph, but for a source under review the result is captured instead of written.
-It also keeps the episode's existing entity_edges (structured facts in "both" mode) instead of replacing them.
+It also keeps the episode's existing entity_edges (structured facts in "both" mode) instead of replacing them, and
+runs the grounding guard (guard.py) on what graphiti is about to save, in that same step: for held extractions too.
 """
 
 import contextlib
@@ -20,14 +21,17 @@ from graphiti_core.utils.maintenance.edge_operations import build_episodic_edges
 from pydantic import BaseModel, ConfigDict, Field
 
 from connectors.graph.llm.chunking import Chunk, chunk_episode
+from connectors.graph.llm.guard import GuardReport, guard_extraction
 from connectors.graph.llm.meter import Usage, UsageMeter
 from connectors.graph.llm.settings import LLMSettings
 from connectors.graph.llm.store import LLMStore, ReviewItem
 from connectors.graph.to_graphiti import episode_properties, episode_type, source_description
 from transforms.episode import Episode
+from transforms.grounding import episode_aliases, fold
 
 _HOLD: contextvars.ContextVar[bool] = contextvars.ContextVar("graphfeed_llm_hold", default=False)
 _CAPTURE: contextvars.ContextVar[list | None] = contextvars.ContextVar("graphfeed_llm_capture", default=None)
+_GUARD: contextvars.ContextVar["GuardContext | None"] = contextvars.ContextVar("graphfeed_llm_guard", default=None)
 
 # graphiti's Episodic save does `SET n = {...}`, which drops our extra properties: put them back after every write.
 SET_CHUNK_PROPS = """
@@ -55,6 +59,30 @@ class Extracted(BaseModel):
     episodic_edges: list[EpisodicEdge]
 
 
+class GuardContext(BaseModel):
+    """What the guard checks one episode's extraction against, set around its add_episode calls."""
+
+    record_time: dt.datetime
+    folded_text: str
+    aliases: set[str]
+    meter: Any = None
+    reports: list[GuardReport] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, episode: Episode, meter: Any = None) -> "GuardContext":
+        text = f"{episode.metadata.title}\n{episode.content}"
+        return cls(record_time=episode.timestamp, folded_text=fold(text), aliases=episode_aliases(episode), meter=meter)
+
+
+@contextlib.contextmanager
+def guarding(context: GuardContext) -> Iterator[GuardContext]:
+    token = _GUARD.set(context)
+    try:
+        yield context
+    finally:
+        _GUARD.reset(token)
+
+
 class EpisodeExtraction(BaseModel):
     """What one episode's LLM extraction did."""
 
@@ -65,6 +93,7 @@ class EpisodeExtraction(BaseModel):
     facts_invalidated: int = 0
     held_chunks: int = 0
     usage: Usage = Field(default_factory=Usage)
+    guard: list[GuardReport] = Field(default_factory=list)  # one per chunk
 
 
 @contextlib.contextmanager
@@ -104,6 +133,20 @@ class HoldingGraphiti(Graphiti):
                 clients=clients,
             )
         clients = clients or self.clients
+        context = _GUARD.get()
+        if context is not None:
+            nodes, entity_edges, report = guard_extraction(
+                episode_uuid=episode.uuid,
+                record_time=context.record_time,
+                folded_text=context.folded_text,
+                aliases=context.aliases,
+                nodes=nodes,
+                edges=entity_edges,
+            )
+            context.reports.append(report)
+            if context.meter is not None:
+                for reason, n in report.counts().items():
+                    context.meter.count_guard(reason, n)
         episodic_edges = build_episodic_edges(nodes, [episode.uuid], now, node_episode_index_map)
         for edge in entity_edges:
             # The source's time wins: a new fact the model gave no date gets the episode's own timestamp.
@@ -213,9 +256,9 @@ class LLMExtractor:
                     await node.save(driver)
                     await self.backend.query(episode.group_id, SET_CHUNK_PROPS, rows=[props])
                 previous = await self._context(episode, chunk, chunks)
-                with capturing(hold) as captured:
+                with capturing(hold) as captured, guarding(GuardContext.of(episode, self.meter)) as guard:
                     # reference_time is the source's own timestamp: never a time the model infers.
-                    result = await graphiti.add_episode(
+                    await graphiti.add_episode(
                         name=episode.metadata.title or episode.metadata.source_key,
                         episode_body=chunk.text,
                         source_description=source_description(episode),
@@ -225,14 +268,16 @@ class LLMExtractor:
                         uuid=chunk.uuid,
                         previous_episode_uuids=previous,
                     )
-                new_edges = [e for e in result.edges if chunk.uuid in (e.episodes or [])]
-                out.entities += len(result.nodes)
+                # What was (or, held, will be) saved: after the guard, not graphiti's own return value.
+                extracted = captured[-1]
+                out.guard += guard.reports
+                new_edges = [e for e in extracted.edges if chunk.uuid in (e.episodes or [])]
+                out.entities += len(extracted.nodes)
                 out.facts += len(new_edges)
                 out.facts_invalidated += sum(
-                    1 for e in result.edges if e.invalid_at is not None and chunk.uuid not in (e.episodes or [])
+                    1 for e in extracted.edges if e.invalid_at is not None and chunk.uuid not in (e.episodes or [])
                 )
                 if hold:
-                    extracted = captured[-1]
                     self.store.hold(
                         ReviewItem(
                             chunk_uuid=chunk.uuid,

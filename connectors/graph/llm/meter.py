@@ -43,6 +43,7 @@ COUNTERS = (
     "schema_invalid",
     "server_errors",
     "unparseable_dates",
+    "truncated",
 )
 
 
@@ -59,6 +60,9 @@ class Usage(BaseModel):
     schema_invalid: int = 0  # JSON, but not the response model
     server_errors: int = 0
     unparseable_dates: int = 0  # valid_at/invalid_at strings from the model that are not ISO dates
+    truncated: int = 0  # answers cut at max_tokens (finish_reason "length")
+    # What the grounding guard (connectors/graph/llm/guard.py) dropped or cleared, by reason.
+    guard: dict[str, int] = Field(default_factory=dict)
     by_prompt: dict[str, PromptUsage] = Field(default_factory=dict)
 
     def add(self, other: "Usage") -> "Usage":
@@ -70,6 +74,8 @@ class Usage(BaseModel):
             mine.calls += p.calls
             mine.tokens_in += p.tokens_in
             mine.tokens_out += p.tokens_out
+        for reason, n in other.guard.items():
+            self.guard[reason] = self.guard.get(reason, 0) + n
         return self
 
     def minus(self, before: "Usage") -> "Usage":
@@ -84,6 +90,9 @@ class Usage(BaseModel):
                 out.by_prompt[prompt] = PromptUsage(
                     calls=p.calls - b.calls, tokens_in=p.tokens_in - b.tokens_in, tokens_out=p.tokens_out - b.tokens_out
                 )
+        for reason, n in self.guard.items():
+            if n - before.guard.get(reason, 0):
+                out.guard[reason] = n - before.guard.get(reason, 0)
         return out
 
 
@@ -145,6 +154,12 @@ class UsageMeter:
     def count(self, what: str, n: int = 1) -> None:
         for u in self._targets():
             setattr(u, what, getattr(u, what) + n)
+
+    def count_guard(self, reason: str, n: int = 1) -> None:
+        """One more thing the grounding guard dropped or cleared, for `reason` (see guard.REASONS)."""
+        if n:
+            for u in self._targets():
+                u.guard[reason] = u.guard.get(reason, 0) + n
 
     def snapshot(self) -> Usage:
         return self.total.model_copy(deep=True)

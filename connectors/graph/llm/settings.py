@@ -28,7 +28,12 @@ class LLMSettings(BaseModel):
     requests_per_minute: int | None = 500
     tokens_per_minute: int | None = 200_000
     concurrency: int = 4  # hard cap on in-flight requests, also Graphiti(max_coroutines=)
-    max_retries: int = 4  # per call, after the first attempt
+    max_retries: int = 4  # per call, after the first attempt: transport errors, 429 and 5xx only
+    max_invalid_retries: int = 1  # a malformed/schema-invalid answer is asked again this often (same answer: stop)
+    length_retry_max_tokens: int | None = None  # an answer cut at max_tokens: None fails it, N retries once with N
+    # json_schema mode: bound every list in the schema sent to the server (maxItems). Constrained-decoding servers
+    # (llama.cpp, vLLM) then cannot loop a list until max_tokens, the way small local models do. None: graphiti's schema.
+    schema_max_items: int | None = None
     backoff_base_s: float = 2.0
     backoff_max_s: float = 60.0
     # Context for extraction: "thread" = up to context_episodes earlier episodes of the same thread/parent (what a
@@ -144,6 +149,9 @@ def llm_settings_from_env(env: dict[str, str] | None = None) -> LLMSettings | No
         tokens_per_minute=limit("GRAPHFEED_LLM_TOKENS_PER_MINUTE", 200_000),
         concurrency=num("GRAPHFEED_LLM_CONCURRENCY", 4, int),
         max_retries=num("GRAPHFEED_LLM_MAX_RETRIES", 4, int),
+        max_invalid_retries=num("GRAPHFEED_LLM_MAX_INVALID_RETRIES", 1, int),
+        length_retry_max_tokens=num("GRAPHFEED_LLM_LENGTH_RETRY_MAX_TOKENS", None, int),
+        schema_max_items=num("GRAPHFEED_LLM_SCHEMA_MAX_ITEMS", None, int),
         chunk_chars=num("GRAPHFEED_LLM_CHUNK_CHARS", 6000, int),
         max_cost_per_source_night_usd=budgets,
         review_sources=_env_list(env, "GRAPHFEED_LLM_REVIEW_SOURCES"),

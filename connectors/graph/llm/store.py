@@ -3,6 +3,8 @@
 llm_spend: one row per episode attempt that spent tokens. Per-source-per-night budgets, per-run totals and the
 calibration of `graphfeed estimate` (measured calls and tokens per content character) all read it; a row per
 attempt means failed attempts count too, because they were paid for.
+llm_guard: what the grounding guard (guard.py) dropped or cleared, one row per episode attempt and reason: the per-run
+metadata says it for a run, `graphfeed ledger` for all of them.
 llm_review: LLM-extracted nodes/edges of sources under review, serialised (graphiti models, without embeddings,
 which are recomputed on approval) and written to the graph only by `graphfeed review approve`.
 llm_intent: the LLM intent cascade's calls, one row per unit asked: its spend (counted in the per-source nightly
@@ -41,6 +43,19 @@ llm_spend = sa.Table(
     sa.Column("cost_usd", sa.Float, nullable=False, default=0.0),
     sa.Column("at", UTCDateTime, nullable=False),
     sa.Index("ix_llm_spend_source_night", "source", "night"),
+)
+
+llm_guard = sa.Table(
+    "llm_guard",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.String(), nullable=True, index=True),
+    sa.Column("source", sa.String(), nullable=False),
+    sa.Column("episode_id", sa.String(), nullable=False, index=True),
+    sa.Column("reason", sa.String(64), nullable=False),
+    sa.Column("count", sa.Integer, nullable=False),
+    sa.Column("at", UTCDateTime, nullable=False),
+    sa.Index("ix_llm_guard_source_reason", "source", "reason"),
 )
 
 llm_review = sa.Table(
@@ -171,6 +186,24 @@ class LLMStore:
                     at=at,
                 )
             )
+
+    def record_guard(
+        self,
+        *,
+        source: str,
+        episode_id: str,
+        counts: dict[str, int],
+        run_id: str | None = None,
+        at: dt.datetime | None = None,
+    ) -> None:
+        rows = [
+            dict(run_id=run_id, source=source, episode_id=episode_id, reason=r, count=n, at=at or _now())
+            for r, n in sorted(counts.items())
+            if n
+        ]
+        if rows:
+            with self.engine.begin() as conn:
+                conn.execute(llm_guard.insert(), rows)
 
     def spent_on_night(self, source: str, night: dt.date) -> float:
         """Extraction and intent cascade spend of a source on a UTC night: one nightly budget covers both."""
@@ -338,3 +371,19 @@ def measured_rows(store: LLMStore, source: str, limit: int = 2000) -> list[tuple
     )
     with store.engine.connect() as conn:
         return [tuple(r) for r in conn.execute(query)]
+
+
+def guard_counts(url: str, source: str | None = None) -> dict[str, int]:
+    """What the guard dropped, by reason, over every run (read-only: {} where no LLM run ever wrote the table)."""
+    engine = sa.create_engine(url)
+    try:
+        if not sa.inspect(engine).has_table("llm_guard"):
+            return {}
+        c = llm_guard.c
+        query = sa.select(c.reason, sa.func.sum(c.count)).group_by(c.reason).order_by(c.reason)
+        if source is not None:
+            query = query.where(c.source == source)
+        with engine.connect() as conn:
+            return {str(r): int(n or 0) for r, n in conn.execute(query)}
+    finally:
+        engine.dispose()
