@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from flow import project_keys
 from flow.staging import EPISODE_FAILURES, EPISODES, RAW, READ_STATS, Staging, spooled_dedup
 from ground.records import SourceRecord
 from transforms.build import EpisodeSettings, IntentPredictor, build_episodes
@@ -50,6 +51,9 @@ def stage_episodes(
     preview_size: int = 5,
 ) -> EpisodeStats:
     stats = EpisodeStats()
+    # Jira project keys: what this run's Jira records name joins what earlier Jira runs taught (flow/project_keys.py)
+    learned = project_keys.learn_staged(staging, partition_keys) if source == "jira" else set()
+    settings = project_keys.with_known(settings, project_keys.remember(staging, learned))
     intents: Counter[str] = Counter()
     languages: Counter[str] = Counter()
     for key in partition_keys:

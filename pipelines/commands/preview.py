@@ -20,6 +20,22 @@ def preview_config(args: argparse.Namespace):
     return episode_config(**{name: value for name, value in flags.items() if value is not None})
 
 
+def with_known_projects(config, source: str, reader):
+    """The Jira projects the nightly run would know: those earlier Jira runs kept under the home (read, never
+    written here) and, for a Jira export, the ones its own records name (a first pass over the files)."""
+    from connectors.jira.project_keys import record_projects
+    from flow import project_keys, settings
+    from flow.staging import Staging
+    from ground.records import SourceRecord
+
+    known = project_keys.load(Staging(str(settings.home() / "staging")))
+    if source == "jira":
+        for item in reader.read(None):
+            if isinstance(item, SourceRecord):
+                known |= record_projects(item)
+    return project_keys.with_known(config, known)
+
+
 def cmd_preview(args: argparse.Namespace) -> int:
     from connectors.registry import SOURCE_NAMES
     from flow import settings
@@ -37,6 +53,11 @@ def cmd_preview(args: argparse.Namespace) -> int:
 
     classifier = intent_model().classifier(settings.home())
     config = preview_config(args).episode_settings()
+    try:
+        reader = api_resources()["apis"].export_reader(args.source, args.paths)
+    except ValueError as exc:  # a reader setting from the environment is unusable
+        return usage_error(str(exc))
+    config = with_known_projects(config, args.source, reader)
     failures = 0
     summary = PreviewSummary()
 
@@ -45,11 +66,6 @@ def cmd_preview(args: argparse.Namespace) -> int:
         failures += 1
         summary.failure(failure)
         print(f"FAILURE {failure.describe()}", file=sys.stderr)
-
-    try:
-        reader = api_resources()["apis"].export_reader(args.source, args.paths)
-    except ValueError as exc:  # a reader setting from the environment is unusable
-        return usage_error(str(exc))
 
     def records():
         for item in reader.read(None):
