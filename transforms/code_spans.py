@@ -31,7 +31,9 @@ _CODE_LINE = re.compile(
     r"|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|SEVERE)\]?[\s:|]"  # log level at line start
     r"|!ENTRY\s|!MESSAGE\s|!STACK\s"  # Eclipse logs
     r"|\$\s+\S"  # shell prompt
-    r"|[\w /-]{1,30}:\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d"  # crash-report header ("Date/Time: 2018-11-20 11:50:07")
+    # a crash-report or log header with a machine timestamp ("Date/Time: 2018-11-20 11:50:07.9619 -0800"); a record
+    # field rendered as "Effective date: 2019-11-11 17:23:34" has neither fraction nor offset and stays prose
+    r"|[\w /-]{1,30}:\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+|\s*[+-]\d{4})"
     r"|diff\s+--git\s|index\s+[0-9a-f]{7,}\.\.|@@\s+-\d|\+\+\+\s|---\s+(?:a/|b/|/dev/null)"  # diff headers
     r")"
 )

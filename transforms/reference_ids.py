@@ -144,9 +144,22 @@ _BRACKETED = re.compile(r"<([!-;=?A-~]+)@([!-;=?A-~]+)>")
 _MSGID_HEADER = re.compile(r"(?i)(?:message-id|in-reply-to|references|msg-id)\s*:[^\n]*$")
 
 
+# Hosts list archives put into Message-IDs they rewrote; such an id names no message any mailer sent, so it is marked
+# `email:external:` instead of posing as the message it replaced. Each with its reason:
+_REWRITTEN_ID_HOSTS = {
+    # Gmane's archive replaced the domain of every address and address-like Message-ID with a per-address hash at
+    # this host ("<CA+x-JsoAw...@public.gmane.org>"); the original domain is not recoverable from the id.
+    "public.gmane.org"
+}
+
+
 def message_ref_id(message_id: str) -> str | None:
     cleaned = message_id.strip().strip("<>").strip()
-    return f"email:{cleaned}" if cleaned and "@" in cleaned and not any(c.isspace() for c in cleaned) else None
+    if not cleaned or "@" not in cleaned or any(c.isspace() for c in cleaned):
+        return None
+    if cleaned.rsplit("@", 1)[1].lower() in _REWRITTEN_ID_HOSTS:
+        return f"email:external:{cleaned}"
+    return f"email:{cleaned}"
 
 
 def _looks_like_message_id(text: str, start: int, local: str, domain: str) -> bool:
@@ -216,8 +229,16 @@ def file_markup(text: str):
         )
 
 
-def fragment_name(name: str) -> bool:
-    return _FRAGMENT_STEM.fullmatch(name.rsplit(".", 1)[0]) is not None
+_TIMESTAMP_BEFORE = re.compile(r"(?:\d{1,4}[-.:]\d{1,2}(?:[-.:]\d{1,4})*|at|um|à|오전|오후|午前|午後)[ \u202f\u00a0]$")
+
+
+def fragment_name(text: str, start: int, name: str) -> bool:
+    """Whether the bare name at `start` is the tail of a timestamped name with spaces: its stem is a clock time or
+    AM/PM and a date, time or "at" comes right before it ("... 2025-03-06 at 2.23.37 PM.png"). A camera name such as
+    "2013-08-13_19-08-28-1.jpg" stands alone."""
+    if _FRAGMENT_STEM.fullmatch(name.rsplit(".", 1)[0]) is None:
+        return False
+    return _TIMESTAMP_BEFORE.search(text, max(0, start - 24), start) is not None
 
 
 def attachment_name_id(name: str, scope: str | None) -> str:

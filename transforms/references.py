@@ -170,7 +170,7 @@ def _rule_candidates(
             # unless the record carries an attachment of that name: claimed (no NER on them), no reference.
             # "PM.png", "5.30.02.png": the tail of a timestamped name with spaces; claimed, no reference.
             known = _fold(name) in by_name
-            path_like = _PATH_LIKE_FILE.search(name) is not None or fragment_name(name)
+            path_like = _PATH_LIKE_FILE.search(name) is not None or fragment_name(text, start, name)
             bare.append(
                 _Candidate(
                     start,

@@ -230,3 +230,32 @@ def test_given_code_then_only_machine_ids_are_references():
     )
     # then the URL and the issue key in the code count, the date and money there do not
     assert found == ["date:2016-02-10", "url:https://example.com/api", "jira:issue:TIMOB-26391"]
+
+
+# ------------------------------------------------------------------------------------------------ mail (10)
+
+
+def test_given_a_message_id_rewritten_by_a_list_archive_then_it_is_marked_external():
+    # Gmane's archive replaced the domain of address-like Message-IDs with a hash at public.gmane.org: the id of the
+    # message the reply answers (<CA+nPn...@mail.gmail.com>) is lost, so the reference must not pose as that message
+    rewritten = "<CA+nPnMwEH9Z2myp71uaSrdcyLJRFrE-Vrt20191rd01h+Ufhjw-JsoAwUIsXosN+BqQ9rBEUg@public.gmane.org>"
+    nntp = "<ou13no$4jo$1@blaine.gmane.org>"  # a real id Gmane's news gateway gave a message: it resolves
+    refs = extract_references("", message_ids=[rewritten, nntp], config=RULES)
+    assert [r.id for r in refs] == ["email:external:" + rewritten.strip("<>"), "email:" + nntp.strip("<>")]
+
+
+def test_given_a_rewritten_message_id_in_the_text_then_marked_external_too():
+    text = "In-Reply-To: <4F0A1B2C.5060708-hHKSG33TihhbjbujkaE4pw@public.gmane.org>"
+    assert kinds(text, "email") == ["email:external:4F0A1B2C.5060708-hHKSG33TihhbjbujkaE4pw@public.gmane.org"]
+
+
+def test_given_a_record_field_with_a_timestamp_then_its_date_is_kept():
+    # Salesforce fields are rendered "Label: value" in the episode; a field's date is stated by the record
+    text = "Activated date: 2019-11-11 17:23:34\nEffective date: 2019-11-11 17:23:34"
+    assert kinds(text, "date", reference_date=dt.date(2019, 11, 11)) == ["date:2019-11-11"]
+
+
+def test_given_a_camera_file_name_of_digits_then_it_is_a_file():
+    assert kinds("Photo attached: 2013-08-13_19-08-28-1.jpg", "attachment") == [
+        "attachment:name:2013-08-13_19-08-28-1.jpg"
+    ]
