@@ -209,7 +209,7 @@ _FILE_BRACKETED = re.compile(
 # brackets delimit a name that may hold spaces, so no fragment of it ("PM.png") becomes a file of its own.
 _FILE_MARKUP = re.compile(
     r"\[attachment:\s*(?P<a>[^\]\n]{1,200}?)\s*\]|\[\^(?P<b>[^\]\n|]{1,200})\]|"
-    r"(?<![\w!])!(?P<c>[^!\n|]{1,200}?\.[A-Za-z0-9]{1,5})(?:\|[^!\n]{0,100})?!"
+    r"!(?<![\w!]!)(?P<c>[^!\n|]{1,200}?\.[A-Za-z0-9]{1,5})(?:\|[^!\n]{0,100})?!"
 )
 _HAS_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
 # A bare name whose stem is only a clock time or an AM/PM marker ("5.30.02.png", "PM.png") is the tail of a

@@ -84,6 +84,21 @@ _MAGNITUDE = {
 }
 
 
+# Every money pattern holds one of these; most texts hold none, and `in` tests (C substring search) say so in a few
+# microseconds where the two money regexes (look-behind first) take ~0.15 ms per kB.
+_MONEY_HINTS = (
+    *"$€£¥元块",
+    *_CODES.split("|"),
+    *(w for w in _SUFFIX_WORDS.replace("?", "").split("|") if not w.isascii()),
+    "ollar",
+    "uro",
+)
+
+
+def may_name_money(text: str) -> bool:
+    return any(hint in text for hint in _MONEY_HINTS)
+
+
 def parse_amount(number: str) -> Decimal | None:
     """'48,500' / '48.500' / '1.200,50' / '1,200.50' / '3.5' -> Decimal. A lone separator before exactly three
     digits is a thousands separator in every language (money is never written to three decimals)."""
@@ -163,7 +178,7 @@ def text_dates(text: str, language: str, reference: dt.date | None) -> Iterator[
     if anchor is None:
         years = set(_YEAR.findall(text))
         anchor = dt.date(int(years.pop()), 7, 1) if len(years) == 1 else None
-    scan = find_dates(text, language, anchor or _NO_DAY, next_week=True)
+    scan = find_dates(text, language, anchor or _NO_DAY, next_week=True, sentences=False)
     for found in scan.dates:
         if reference is None and (found.form == "relative" or (found.form == "year_inferred" and anchor is None)):
             continue

@@ -64,7 +64,15 @@ from transforms.reference_ids import (
 )
 from transforms.reference_model import Reference, ReferenceConfig, ReferenceKind, _fold, _mapped, _prepare, _Prepared
 from transforms.reference_spans import _Candidate, _claim, _Spans
-from transforms.reference_values import _MONEY_PREFIX, _MONEY_SUFFIX, _money, format_amount, parse_amount, text_dates
+from transforms.reference_values import (
+    _MONEY_PREFIX,
+    _MONEY_SUFFIX,
+    _money,
+    format_amount,
+    may_name_money,
+    parse_amount,
+    text_dates,
+)
 
 # The public entry: callers import these from here (the parts live in reference_model, reference_ids, reference_values).
 __all__ = [
@@ -115,7 +123,7 @@ def _rule_candidates(
     urls, msgids, addresses, known_files, bracketed, bare, keys, sf_ids, money, dates = ([] for _ in range(10))
     url_projects: set[str] = set()
 
-    for m in _URL.finditer(text):
+    for m in _URL.finditer(text) if "://" in text else ():
         url = _trim_url(m.group())
         if truncated_url(text, m.end()):
             urls.append(_Candidate(m.start(), m.end(), "url", None))
@@ -129,7 +137,7 @@ def _rule_candidates(
         local, domain = m.group(1), m.group(2)
         if _looks_like_message_id(text, m.start(), local, domain):
             msgids.append(_Candidate(m.start(), m.end(), "email_message", message_ref_id(m.group())))
-    for m in _EMAIL.finditer(text):
+    for m in _EMAIL.finditer(text) if "@" in text else ():
         address = m.group().strip(".")
         if re.search(r"[A-Za-z]{2,}$", address):
             addresses.append(
@@ -190,7 +198,7 @@ def _rule_candidates(
         if id18:
             sf_ids.append(_Candidate(m.start(), m.end(), "salesforce_record", salesforce_ref_id(id18)))
 
-    for pattern in (_MONEY_PREFIX, _MONEY_SUFFIX):
+    for pattern in (_MONEY_PREFIX, _MONEY_SUFFIX) if may_name_money(text) else ():
         for m in pattern.finditer(text):
             ref = _money(m, language)
             if ref:
