@@ -17,10 +17,11 @@ is ambiguous: it is reported as such and never turned into a date.
 
 import datetime as dt
 import re
-from collections.abc import Iterator
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from transforms.text_date_scan import PatternScanner
 
 MONTHS: dict[str, int] = {}
 for _number, _names in enumerate(
@@ -153,10 +154,7 @@ OFFSETS = {
 }
 DAY_FIRST_LANGUAGES = frozenset({"de", "fr", "es", "it", "nl", "pt"})
 
-# Which words a pattern needs before it is worth running: most texts name no month or weekday, and the name patterns
-# (large case-insensitive alternations tried at every word) cost ~1 ms per kB; a word-set test costs ~0.05 ms.
-_WORD = re.compile(r"[^\W\d_]+")
-_CJK = re.compile(r"[\u3400-\u9fff]")
+# The words each pattern needs (one of them) before it is worth trying (transforms/text_date_scan.py).
 _NEEDS: dict[str, frozenset[str]] = {
     "dmy_name": frozenset(MONTHS),
     "mdy_name": frozenset(MONTHS),
@@ -165,68 +163,6 @@ _NEEDS: dict[str, frozenset[str]] = {
     "next_week": frozenset({"week", "woche", "semaine", "semana"}),
     "offset": frozenset(OFFSETS) | {"aujourd"},
 }
-
-
-_ALL_NEEDS = frozenset().union(*_NEEDS.values())
-
-
-def _needs(kind: str, pattern: re.Pattern[str]) -> frozenset[str] | str | None:
-    """Words one of which the text must hold, or (CJK patterns) characters one of which it must hold, or None."""
-    if kind == "cjk":
-        return "月"
-    if _CJK.search(pattern.pattern):
-        return "".join(sorted(set(_CJK.findall(pattern.pattern))))
-    return _NEEDS.get(kind)
-
-
-_WORD_START = re.compile(r"\b\w")
-# The quick test for trigger words: ASCII digits and punctuation become spaces, other punctuation is stripped from the
-# ends of the split words (str methods in C, ~10x faster than a word regex). Only a yes/no: offsets come after.
-_ASCII_NON_LETTERS = str.maketrans({c: " " for c in "0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\u2019"})
-_PUNCT = "'’‘“”«»„…–—・、。，！？：；（）【】《》「」"
-
-
-def _trigger_words(text: str) -> list[tuple[str, list[int]]]:
-    """(lower-cased word, the token starts up to _LEAD characters before it) for each occurrence of a word some
-    date pattern needs, in text order. Most texts name none, and findall (no match objects) says so cheaply."""
-    lowered = text.lower()
-    if len(lowered) != len(text):  # a letter whose lower case is longer ("İ"): offsets would shift
-        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    if _ALL_NEEDS.isdisjoint(w.strip(_PUNCT) for w in lowered.translate(_ASCII_NON_LETTERS).split()):
-        return []
-    out = []
-    for m in _WORD.finditer(lowered):
-        if m.group() in _ALL_NEEDS:
-            at = m.start()
-            out.append((m.group(), [s.start() for s in _WORD_START.finditer(text, max(0, at - _LEAD), at + 1)]))
-    return out
-
-
-_LEAD = 24  # the longest lead before a trigger word a match may start with ("spätestens nächsten", "14th of")
-
-
-def _scan(pattern: re.Pattern[str], text: str, words: list[tuple[str, list[int]]]) -> Iterator[re.Match[str]]:
-    """pattern.finditer(text), tried only at token starts shortly before a word the pattern needs: the same matches
-    (every match of a word pattern holds one of its words and starts at a token), at a fraction of the cost."""
-    needs = _PLAN[pattern]
-    if needs is None:
-        yield from _scan_unguarded(pattern, text)
-        return
-    if isinstance(needs, str):
-        if any(char in text for char in needs):
-            yield from pattern.finditer(text)
-        return
-    starts = {p for word, near in words if word in needs for p in near}
-    end = -1
-    for p in sorted(starts):
-        if p < end:
-            continue
-        m = pattern.match(text, p)
-        if m is not None and m.end() > m.start():
-            yield m
-            end = m.end()
-
-
 _MORNING = re.compile(r"\b(guten|jeden|am|den|diesen|heute|früh)\s+$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 
@@ -317,26 +253,7 @@ def _sentence(text: str, start: int, end: int, protected: list[tuple[int, int]])
     return " ".join(text[left:right].split())
 
 
-_PLAN = {pattern: _needs(kind, pattern) for kind, pattern in PATTERNS + RELATIVE}
-# A pattern that opens with the look-behind _B defeats the regex engine's first-character skip (it is tried at every
-# position); its body alone skips to digits, and each body match is then checked with the whole pattern.
-_BODY = {p: re.compile(p.pattern[len(_B) :], p.flags) for p in _PLAN if p.pattern.startswith(_B)}
-
-
-def _scan_unguarded(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """pattern.finditer(text), found through the body when the pattern opens with _B (same matches, in order)."""
-    body = _BODY.get(pattern)
-    if body is None:
-        yield from pattern.finditer(text)
-        return
-    pos = 0
-    while (found := body.search(text, pos)) is not None:
-        m = pattern.match(text, found.start())
-        if m is not None and m.end() > m.start():
-            yield m
-            pos = m.end()
-        else:
-            pos = found.start() + 1
+_SCANNER = PatternScanner(PATTERNS + RELATIVE, _NEEDS, {"cjk": "月"}, _B)
 
 
 def find_dates(
@@ -355,9 +272,9 @@ def find_dates(
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
 
-    words = _trigger_words(text)
+    words = _SCANNER.trigger_words(text)
     for kind, pattern in PATTERNS:
-        for m in _scan(pattern, text, words):
+        for m in _SCANNER.scan(pattern, text, words):
             if not free(m.start(), m.end()):
                 continue
             if (
@@ -378,7 +295,7 @@ def find_dates(
     for kind, pattern in RELATIVE:
         if kind == "next_week" and not next_week:
             continue
-        for m in _scan(pattern, text, words):
+        for m in _SCANNER.scan(pattern, text, words):
             if kind == "offset" and m.group("w").lower() == "morgen" and _MORNING.search(text[: m.start()]):
                 continue  # "Guten Morgen", "am Morgen": the morning, not tomorrow
             if free(m.start(), m.end()):
