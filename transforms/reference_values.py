@@ -184,8 +184,11 @@ def text_dates(text: str, language: str, reference: dt.date | None) -> Iterator[
             continue
         if _FILE_TIMESTAMP_TAIL.match(text, found.end):
             continue
+        if found.form == "relative" and found.date == reference and found.surface.lower() in _TODAY:
+            continue  # "Register today", "as of today": the record's own day, already its timestamp
         yield found.start, found.end, f"date:{found.date.isoformat()}"
 
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+_TODAY = frozenset({"today", "heute", "aujourd'hui", "hoy", "今天"})
 _NO_DAY = dt.date(2000, 7, 1)  # only absolute dates are kept when neither a record day nor a text year is known

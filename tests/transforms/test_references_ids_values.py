@@ -259,3 +259,7 @@ def test_given_a_camera_file_name_of_digits_then_it_is_a_file():
     assert kinds("Photo attached: 2013-08-13_19-08-28-1.jpg", "attachment") == [
         "attachment:name:2013-08-13_19-08-28-1.jpg"
     ]
+
+
+def test_given_today_then_no_date_reference_since_the_record_day_is_the_episode_time():
+    assert kinds("Register Today for this free webinar, or download today!", "date", reference_date=WEDNESDAY) == []
