@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from flow import project_keys
 from flow.staging import EPISODE_FAILURES, EPISODES, RAW, READ_STATS, Staging, spooled_dedup
 from ground.records import SourceRecord
 from transforms.build import EpisodeSettings, IntentPredictor, build_episodes
@@ -57,6 +58,9 @@ def stage_episodes(
 ) -> EpisodeStats:
     """`intent_cascade` (opt-in, flow/intent_cascade.py) relabels the unique episodes the local model is unsure of."""
     stats = EpisodeStats()
+    # Jira project keys: what this run's Jira records name joins what earlier Jira runs taught (flow/project_keys.py)
+    learned = project_keys.learn_staged(staging, partition_keys) if source == "jira" else set()
+    settings = project_keys.with_known(settings, project_keys.remember(staging, learned))
     intents: Counter[str] = Counter()
     languages: Counter[str] = Counter()
     for key in partition_keys:

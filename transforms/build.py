@@ -99,7 +99,15 @@ def _derived_key(record: SourceRecord) -> Hashable:
         tuple(record.attachments),
         _message_ids(record),
         record_context(record.source, record.kind, record.fields),
+        record.occurred_at.date(),  # resolves year-less and relative dates
+        attachment_scope(record),
     )
+
+
+def attachment_scope(record: SourceRecord) -> str | None:
+    """What a file known only by its name belongs to: the Jira issue (its comments share it) or the mail thread.
+    Confluence keeps unscoped names: connectors/confluence writes its attachment entities by name alone."""
+    return record.thread_key if record.source in ("jira", "email") else None
 
 
 def _message_ids(record: SourceRecord) -> tuple[str, ...]:
@@ -239,6 +247,8 @@ def _derive(
         message_ids=[list(_message_ids(r)) for r in batch],
         config=settings.references,
         known_entities=known_entities,
+        reference_dates=[r.occurred_at.date() for r in batch],
+        attachment_scopes=[attachment_scope(r) for r in batch],
     )
     return [
         _Derived(content, language, intent, confidence, references)

@@ -13,8 +13,13 @@ from transforms.reference_model import ReferenceKind, _Base, _Prepared
 
 # --------------------------------------------------------------------------------------------------- URLs
 
-# ASCII-only URL body; CJK text and fullwidth punctuation end a URL. Trailing punctuation is trimmed afterwards.
-_URL = re.compile(r"(?<![A-Za-z0-9])https?://[^\s<>\"'`{}|\\^\u3000-\u303f\uff00-\uffef\u3400-\u9fff]+", re.I)
+# ASCII-only URL body; CJK text (Chinese, Japanese kana, Korean Hangul: a particle glued to a URL, "…/setup에서", is
+# not part of it) and fullwidth punctuation end a URL. Trailing punctuation is trimmed afterwards.
+_URL = re.compile(
+    r"(?<![A-Za-z0-9])https?://[^\s<>\"'`{}|\\^\u3000-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af\uff00-\uffef"
+    r"\u1100-\u11ff\u2026]+",
+    re.I,
+)
 _URL_TRAILING = ".,;:!?*'\""
 _SALESFORCE_HOSTS = (".force.com", ".salesforce.com", ".cloudforce.com", ".salesforce-setup.com")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -27,8 +32,25 @@ _CONFLUENCE_PAGE_PATH = re.compile(r"/spaces/[^/]+/pages/(?:edit-v2/|edit/)?(\d+
 _CONFLUENCE_VIEWPAGE = re.compile(r"/pages/(?:viewpage|editpage|viewpageattachments)\.action$")
 
 
+def truncated_url(text: str, end: int) -> bool:
+    """Whether the URL found up to `end` is a link label the UI cut short ("…/pu...", "…/long-pa…"): its real target
+    is written next to it or lost, so it is no reference."""
+    return text.endswith("..", 0, end) or text.startswith("\u2026", end)
+
+
 def _trim_url(url: str) -> str:
-    """Drop sentence punctuation and unbalanced closing brackets from the end ("(see https://x/a)." -> .../a)."""
+    """Cut at the first closing bracket that closes nothing ("(see https://x/a)(Do" -> .../a), then drop sentence
+    punctuation and unbalanced closing brackets from the end ("(see https://x/a)." -> .../a)."""
+    depth = {")": 0, "]": 0}
+    opener = {"(": ")", "[": "]"}
+    for i, char in enumerate(url):
+        if char in opener:
+            depth[opener[char]] += 1
+        elif char in depth:
+            if depth[char] == 0:
+                url = url[:i]
+                break
+            depth[char] -= 1
     while url:
         last = url[-1]
         if last in _URL_TRAILING:
@@ -122,9 +144,22 @@ _BRACKETED = re.compile(r"<([!-;=?A-~]+)@([!-;=?A-~]+)>")
 _MSGID_HEADER = re.compile(r"(?i)(?:message-id|in-reply-to|references|msg-id)\s*:[^\n]*$")
 
 
+# Hosts list archives put into Message-IDs they rewrote; such an id names no message any mailer sent, so it is marked
+# `email:external:` instead of posing as the message it replaced. Each with its reason:
+_REWRITTEN_ID_HOSTS = {
+    # Gmane's archive replaced the domain of every address and address-like Message-ID with a per-address hash at
+    # this host ("<CA+x-JsoAw...@public.gmane.org>"); the original domain is not recoverable from the id.
+    "public.gmane.org"
+}
+
+
 def message_ref_id(message_id: str) -> str | None:
     cleaned = message_id.strip().strip("<>").strip()
-    return f"email:{cleaned}" if cleaned and "@" in cleaned and not any(c.isspace() for c in cleaned) else None
+    if not cleaned or "@" not in cleaned or any(c.isspace() for c in cleaned):
+        return None
+    if cleaned.rsplit("@", 1)[1].lower() in _REWRITTEN_ID_HOSTS:
+        return f"email:external:{cleaned}"
+    return f"email:{cleaned}"
 
 
 def _looks_like_message_id(text: str, start: int, local: str, domain: str) -> bool:
@@ -169,6 +204,55 @@ def _bare_file_names(text: str):
 _FILE_BRACKETED = re.compile(
     rf"([《「『【〈“‘\"])([^\n《》「」『』【】〈〉“”‘’\"]{{1,120}}?\.(?:{_EXT}))([》」』】〉”’\"])", re.I
 )
+# File references written by graphfeed's renderers ("[attachment: Screen Shot 1.png]", connectors/jira/wiki.py and
+# connectors/atlassian/adf.py) and Jira wiki markup left in mail ("[^crash log.txt]", "!image 1.png|thumbnail!"): the
+# brackets delimit a name that may hold spaces, so no fragment of it ("PM.png") becomes a file of its own.
+_FILE_MARKUP = re.compile(
+    r"\[attachment:\s*(?P<a>[^\]\n]{1,200}?)\s*\]|\[\^(?P<b>[^\]\n|]{1,200})\]|"
+    r"!(?<![\w!]!)(?P<c>[^!\n|]{1,200}?\.[A-Za-z0-9]{1,5})(?:\|[^!\n]{0,100})?!"
+)
+_HAS_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+# A bare name whose stem is only a clock time or an AM/PM marker ("5.30.02.png", "PM.png") is the tail of a
+# timestamped name with spaces ("Screenshot 2025-03-06 at 2.23.37 PM.png"), never a file of its own.
+_FRAGMENT_STEM = re.compile(r"(?i)[\d.:_-]+|[ap]\.?m\.?")
+
+
+def file_markup(text: str):
+    """(start, end, name or None) of every file written in bracket markup; None: not a file name (no extension)."""
+    for m in _FILE_MARKUP.finditer(text):
+        group = next(g for g in ("a", "b", "c") if m.group(g) is not None)
+        name = m.group(group).strip()
+        yield (
+            m.start(group),
+            m.start(group) + len(m.group(group).rstrip()),
+            (name if _HAS_EXTENSION.search(name) else None),
+        )
+
+
+_TIMESTAMP_BEFORE = re.compile(r"(?:\d{1,4}[-.:]\d{1,2}(?:[-.:]\d{1,4})*|at|um|à|오전|오후|午前|午後)[ \u202f\u00a0]$")
+
+
+def fragment_name(text: str, start: int, name: str) -> bool:
+    """Whether the bare name at `start` is the tail of a timestamped name with spaces: its stem is a clock time or
+    AM/PM and a date, time or "at" comes right before it ("... 2025-03-06 at 2.23.37 PM.png"). A camera name such as
+    "2013-08-13_19-08-28-1.jpg" stands alone."""
+    if _FRAGMENT_STEM.fullmatch(name.rsplit(".", 1)[0]) is None:
+        return False
+    return _TIMESTAMP_BEFORE.search(text, max(0, start - 24), start) is not None
+
+
+def attachment_name_id(name: str, scope: str | None) -> str:
+    """The id of a file known only by its name: per scope (the issue or thread it belongs to), because `.log` or
+    `image.png` on two issues are two files. Files with a content hash are ids of their own (sha256)."""
+    return f"attachment:name:{scope}/{name}" if scope else f"attachment:name:{name}"
+
+
+def name_pattern(name: str) -> str:
+    """A regex for an attachment name as the normalised text writes it: any run of spaces (U+202F before "PM" in
+    macOS screenshot names, NBSP) matches any whitespace."""
+    return r"\s+".join(re.escape(part) for part in name.split())
+
+
 _BRACKET_PAIRS = {"《": "》", "「": "」", "『": "』", "【": "】", "〈": "〉", "“": "”", "‘": "’", '"': '"'}
 # Chinese words that glue onto a bare file name ("请查看附件Q3报价单.pdf", "和合同草案.docx"). Stripped from the front,
 # longest first. Single characters that also start common nouns (发票, 附录, 见面) are left out on purpose.

@@ -1,10 +1,17 @@
-"""Values a text states: money amounts (symbol or code, magnitude words, any thousands separator) and dates (fixed
-shapes in every language, English/German month names, NER date phrases checked with dateutil) -> canonical ids
-money:<CUR>:<amount> and date:YYYY-MM-DD."""
+"""Values a text states: money amounts (symbol or code, magnitude words, any thousands separator) and dates -> canonical
+ids money:<CUR>:<amount> and date:YYYY-MM-DD.
+
+Dates are found by transforms/text_dates.py (the one date finder: absolute, year-less and relative forms resolved
+against the record's day); this module only keeps the dates a reference may take: not the timestamp inside a file
+name ("Screenshot 2025-03-06 at 2.23.37 PM.png"). Code, logs and traces are masked by the assembler."""
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
+
+from transforms.reference_ids import _EXT
+from transforms.text_dates import find_dates
 
 # --------------------------------------------------------------------------------------------------- money
 
@@ -77,6 +84,21 @@ _MAGNITUDE = {
 }
 
 
+# Every money pattern holds one of these; most texts hold none, and `in` tests (C substring search) say so in a few
+# microseconds where the two money regexes (look-behind first) take ~0.15 ms per kB.
+_MONEY_HINTS = (
+    *"$€£¥元块",
+    *_CODES.split("|"),
+    *(w for w in _SUFFIX_WORDS.replace("?", "").split("|") if not w.isascii()),
+    "ollar",
+    "uro",
+)
+
+
+def may_name_money(text: str) -> bool:
+    return any(hint in text for hint in _MONEY_HINTS)
+
+
 def parse_amount(number: str) -> Decimal | None:
     """'48,500' / '48.500' / '1.200,50' / '1,200.50' / '3.5' -> Decimal. A lone separator before exactly three
     digits is a thousands separator in every language (money is never written to three decimals)."""
@@ -100,10 +122,31 @@ def format_amount(amount: Decimal) -> str:
     return format(amount.normalize(), "f")
 
 
+# `$1`, `$5`: positional variables of shell, awk, sed and regex replacements. Glued to code characters on either side
+# ('$1', "$1@", {print $5}, (\$1)) or listed with another one ("$1, $5", "mv $1 $2"); a lone "$5 per seat" stays money.
+_VAR_BEFORE = frozenset("'\"({[=$\\/:")
+_VAR_AFTER = frozenset("'\"@<>)}]$\\/:=_")
+_VAR_LIST = re.compile(r"\$\d{1,2}(?![\d.,]\d)[\s,;]+\$\d{1,2}(?![\d.,]\d)")
+
+
+def _positional_variable(match: re.Match) -> bool:
+    if match.group("mag") or not re.fullmatch(r"\d{1,2}", match.group("num")):
+        return False
+    text, start, end = match.string, match.start(), match.end()
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    if before in _VAR_BEFORE or after in _VAR_AFTER or after.isalpha():
+        return True
+    window = text[max(0, start - 8) : end + 8]
+    return any(m.start() <= start - max(0, start - 8) < m.end() for m in _VAR_LIST.finditer(window))
+
+
 def _money(match: re.Match, language: str) -> str | None:
     groups = match.groupdict()
     if groups.get("sym") == "$" and match.group()[1:2].isspace():
         return None  # "$ 1" is a shell prompt, not a dollar
+    if groups.get("sym") == "$" and _positional_variable(match):
+        return None
     symbol = groups.get("code") or groups.get("sym") or groups.get("word") or ""
     if symbol == "¥":
         currency = "CNY" if language == "zh" else "JPY"
@@ -119,156 +162,33 @@ def _money(match: re.Match, language: str) -> str | None:
 
 # --------------------------------------------------------------------------------------------------- dates
 
-_EN_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        [
-            "January",
-            "February",
-            "March",
-            "April",
-            "May",
-            "June",
-            "July",
-            "August",
-            "September",
-            "October",
-            "November",
-            "December",
-        ]
-    )
-}
-_EN_MONTHS.update({m[:3]: i for m, i in list(_EN_MONTHS.items())})
-_EN_MONTHS["Sept"] = 9
-_DE_MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        [
-            "Januar",
-            "Februar",
-            "März",
-            "April",
-            "Mai",
-            "Juni",
-            "Juli",
-            "August",
-            "September",
-            "Oktober",
-            "November",
-            "Dezember",
-        ]
-    )
-}
-_DE_MONTHS.update(
-    {
-        "Jänner": 1,
-        "Maerz": 3,
-        "Jan": 1,
-        "Feb": 2,
-        "Mär": 3,
-        "Mrz": 3,
-        "Apr": 4,
-        "Jun": 6,
-        "Jul": 7,
-        "Aug": 8,
-        "Sep": 9,
-        "Sept": 9,
-        "Okt": 10,
-        "Nov": 11,
-        "Dez": 12,
-    }
+# A date followed by a clock time and a file extension is the timestamp in a file name (macOS, Windows and Android
+# screenshot names, exported reports), never a date the author states.
+_FILE_TIMESTAMP_TAIL = re.compile(
+    r"(?:[ _.-]*(?:at|um|à|오전|오후|午前|午後)?[ _.-]*\d{1,2}[.:_-]\d{2}(?:[.:_-]\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?)?"
+    r"(?:[ _-]\w{0,20})?\.(?:" + _EXT + r")(?![A-Za-z0-9])",
+    re.I,
 )
 
 
-def _alternation(words) -> str:
-    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+def text_dates(text: str, language: str, reference: dt.date | None) -> Iterator[tuple[int, int, str]]:
+    """(start, end, date:YYYY-MM-DD) of every date the text states (transforms.text_dates.find_dates). Without a
+    record day, a date without a year takes the only year the text names, if any, and relative dates are skipped."""
+    anchor = reference
+    if anchor is None:
+        years = set(_YEAR.findall(text))
+        anchor = dt.date(int(years.pop()), 7, 1) if len(years) == 1 else None
+    scan = find_dates(text, language, anchor or _NO_DAY, next_week=True, sentences=False)
+    for found in scan.dates:
+        if reference is None and (found.form == "relative" or (found.form == "year_inferred" and anchor is None)):
+            continue
+        if _FILE_TIMESTAMP_TAIL.match(text, found.end):
+            continue
+        if found.form == "relative" and found.date == reference and found.surface.lower() in _TODAY:
+            continue  # "Register today", "as of today": the record's own day, already its timestamp
+        yield found.start, found.end, f"date:{found.date.isoformat()}"
 
 
-_ORD = r"(?:st|nd|rd|th)?"
-_DATE_ISO = re.compile(r"(?<![\d-])(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?![\d-])")
-_DATE_DOTTED = re.compile(r"(?<![\d.])(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})(?![\d]|\.\d)")
-_DATE_SLASHED = re.compile(r"(?<![\d/])(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})(?![\d/])")
-_DATE_ZH = re.compile(r"(?:(?P<y>\d{4})\s*年\s*)?(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*(?P<suffix>[日号])?")
-_DATE_EN_MD = re.compile(
-    rf"(?<![A-Za-z])(?P<mon>{_alternation(_EN_MONTHS)})\.?\s+(?P<d>\d{{1,2}}){_ORD}"
-    rf"(?![\d:])(?:,?\s+(?P<y>\d{{4}})(?!\d))?"
-)
-_DATE_EN_DM = re.compile(
-    rf"(?<![\d.])(?P<d>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<mon>{_alternation(_EN_MONTHS)})\.?"
-    rf"(?![A-Za-z])(?:,?\s+(?P<y>\d{{4}})(?!\d))?"
-)
-_DATE_DE = re.compile(
-    rf"(?<![\d.])(?P<d>\d{{1,2}})\.\s*(?P<mon>{_alternation(_DE_MONTHS)})\.?(?![A-Za-zäöü])"
-    rf"(?:\s+(?P<y>\d{{4}})(?!\d))?"
-)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
-
-
-def _year_context(text: str, reference_date: dt.date | None) -> int | None:
-    """The year a date without one belongs to: the only year the text names, else the reference date's."""
-    years = set(_YEAR.findall(text))
-    if len(years) == 1:
-        return int(years.pop())
-    return reference_date.year if reference_date else None
-
-
-def _date_id(year: int | str | None, month: int | str, day: int | str, context: int | None) -> str | None:
-    year = int(year) if year else context
-    if year is None or not 1900 <= year <= 2100:
-        return None
-    try:
-        return f"date:{dt.date(year, int(month), int(day)).isoformat()}"
-    except ValueError:
-        return None
-
-
-def _rule_dates(text: str, language: str, context: int | None):
-    """(start, end, id) for dates written in a fixed shape (all languages: ISO, numeric, Chinese)."""
-    for m in _DATE_ISO.finditer(text):
-        yield m.start(), m.end(), _date_id(m["y"], m["m"], m["d"], context)
-    for m in _DATE_DOTTED.finditer(text):
-        yield m.start(), m.end(), _date_id(m["y"], m["m"], m["d"], context)
-    for m in _DATE_SLASHED.finditer(text):
-        a, b = int(m["a"]), int(m["b"])
-        month_first = language == "en" and a <= 12
-        month, day = (a, b) if month_first else (b, a)
-        yield m.start(), m.end(), _date_id(m["y"], month, day, context)
-    for m in _DATE_ZH.finditer(text):
-        if m["y"] or m["suffix"]:
-            yield m.start(), m.end(), _date_id(m["y"], m["m"], m["d"], context)
-    if language == "en":
-        for pattern in (_DATE_EN_MD, _DATE_EN_DM):
-            for m in pattern.finditer(text):
-                yield m.start(), m.end(), _date_id(m["y"], _EN_MONTHS[m["mon"]], m["d"], context)
-    if language == "de":
-        for m in _DATE_DE.finditer(text):
-            yield m.start(), m.end(), _date_id(m["y"], _DE_MONTHS[m["mon"]], m["d"], context)
-
-
-# An NER date phrase is words and numbers (ordinals, 15/09, 2024-09-15), never a glued id such as `2358a2a`,
-# and it names a month or has a separator: dateutil reads a bare `100644` as 2010-06-44-ish YYMMDD.
-_DATE_WORD = r"(?:[A-Za-z]+\.?|\d+(?:st|nd|rd|th)?|\d+(?:[-/.]\d+)+)"
-_DATE_PHRASE = re.compile(rf"{_DATE_WORD}(?:[\s,]+{_DATE_WORD})*,?")
-_DATE_NUMERIC = re.compile(r"\d{1,4}[-/.]\d{1,2}")
-_EN_MONTH_WORD = re.compile(rf"(?<![A-Za-z])(?:{_alternation(_EN_MONTHS)})(?![a-z])")
-_DEFAULT_A = dt.datetime(1904, 1, 1)
-_DEFAULT_B = dt.datetime(1908, 3, 3)
-
-
-def resolve_date(phrase: str, context: int | None) -> str | None:
-    """date:YYYY-MM-DD for an NER date phrase only when dateutil finds day and month in it (and a year in it or
-    the context). Parsing with two different defaults shows which parts came from the phrase itself."""
-    from dateutil import parser
-
-    if not _DATE_PHRASE.fullmatch(phrase.strip()):
-        return None
-    if not (_DATE_NUMERIC.search(phrase) or _EN_MONTH_WORD.search(phrase)):
-        return None
-    try:
-        a = parser.parse(phrase, default=_DEFAULT_A, fuzzy=True)
-        b = parser.parse(phrase, default=_DEFAULT_B, fuzzy=True)
-    except (ValueError, OverflowError, TypeError):
-        return None
-    if a.day != b.day or a.month != b.month:
-        return None
-    return _date_id(a.year if a.year == b.year else None, a.month, a.day, context)
+_TODAY = frozenset({"today", "heute", "aujourd'hui", "hoy", "今天"})
+_NO_DAY = dt.date(2000, 7, 1)  # only absolute dates are kept when neither a record day nor a text year is known

@@ -2,7 +2,7 @@
 
 Every reference gets a canonical id that is the same whichever system mentions it, so the graph links a Jira
 comment, an e-mail and a Salesforce note that talk about the same thing. Rules (regexes on the raw text, with
-character offsets) find the machine ids; spaCy NER (English only) finds people, organisations and dates.
+character offsets) find the machine ids, dates, amounts and versions; spaCy NER (English only) people and organisations.
 
 Rules that are not obvious (measured in notes/nlp.md §3.5):
 * ASCII-only character classes and look-arounds: Python's `\\w`/`\\b` match CJK letters, so `工单ABC-123` would be
@@ -14,20 +14,25 @@ Rules that are not obvious (measured in notes/nlp.md §3.5):
   Keys inside Jira URLs always count (when `jira_base_urls` is set, only URLs under those bases are Jira URLs).
 * Salesforce 18-char ids must pass their checksum; 15-char ids must look like ids (known prefix shape, a digit,
   a letter) and are converted to 18 chars, so both spellings give one id.
+* Jira keys of known projects count anywhere: configured, or learned from the Jira export of the same deployment
+  (connectors/jira/project_keys.py; flow/project_keys.py persists them so mail read later knows them too).
 * Overlaps: a span belongs to the first rule that claims it, in this order: URL, Message-ID, e-mail address,
   known attachment name, bracketed file name, bare file name, Jira key, Salesforce id, money, date, a party the
   export knows (reference_gazetteer.py), version (reference_versions.py). NER entities that overlap any rule span
   are dropped (the small model tags ids as CARDINAL and SaaS names as GPE/PERSON).
 * NER reads only the English segments of a text (transforms/language.segments), and its names pass the checks of
   transforms/name_check.py (generic words, unexpanded acronyms, stop lists with reasons).
+* Dates come from transforms/text_dates.py only (absolute, year-less, relative: against the record's day).
+* Code (transforms/code_spans.py: fences, {code}/{noformat}, diffs, stack traces, logs) yields only MACHINE_KINDS: a
+  name, date, amount or version there is an identifier or a timestamp; a kind added later is masked too.
+* A file known only by its name gets an id per `attachment_scope` (issue or thread): `.log` on two issues is two files.
 
 Offsets refer to the text as given; pass `transforms.text.normalise(text)` so fullwidth forms are folded first.
 
 This module assembles the references; the parts live in reference_model.py (Reference, ReferenceConfig),
-reference_ids.py (URLs, Message-IDs, addresses, file names) and reference_values.py (money, dates).
+reference_ids.py (URLs, Message-IDs, addresses, file names), reference_values.py (money, dates) and reference_versions.py.
 """
 
-import bisect
 import datetime as dt
 import re
 from collections.abc import MutableMapping, Sequence
@@ -36,6 +41,7 @@ from typing import NamedTuple
 from ground.identity import salesforce_id18, salesforce_ref_id
 from ground.records import Attachment
 from transforms import ner, reference_names, reference_versions
+from transforms.code_spans import code_spans, inside
 from transforms.reference_ids import (
     _BRACKET_PAIRS,
     _BRACKETED,
@@ -48,19 +54,24 @@ from transforms.reference_ids import (
     _looks_like_message_id,
     _strip_connectors,
     _trim_url,
+    attachment_name_id,
+    file_markup,
+    fragment_name,
     message_ref_id,
+    name_pattern,
     normalise_url,
+    truncated_url,
 )
 from transforms.reference_model import Reference, ReferenceConfig, ReferenceKind, _fold, _mapped, _prepare, _Prepared
+from transforms.reference_spans import _Candidate, _claim, _Spans
 from transforms.reference_values import (
     _MONEY_PREFIX,
     _MONEY_SUFFIX,
     _money,
-    _rule_dates,
-    _year_context,
     format_amount,
+    may_name_money,
     parse_amount,
-    resolve_date,
+    text_dates,
 )
 
 # The public entry: callers import these from here (the parts live in reference_model, reference_ids, reference_values).
@@ -74,28 +85,26 @@ __all__ = [
     "message_ref_id",
     "normalise_url",
     "parse_amount",
-    "resolve_date",
 ]
 
+# Kinds a code region may hold: ids a machine wrote. Everything else (names, dates, money, versions, kinds added
+# later) is dropped inside code.
+MACHINE_KINDS: frozenset[str] = frozenset(
+    {"url", "jira_issue", "email_address", "email_message", "salesforce_record", "confluence_page"}
+)
 
-class _Candidate(NamedTuple):
-    start: int
-    end: int
-    kind: ReferenceKind
-    id: str | None  # None: the span is claimed (blocks lower rules and NER) but yields no reference
 
-
-def _attachment_id(attachment: Attachment, prepared: _Prepared) -> str:
+def _attachment_id(attachment: Attachment, prepared: _Prepared, scope: str | None) -> str:
     if attachment.sha256:
         return f"attachment:sha256:{attachment.sha256.lower().removeprefix('sha256:')}"
-    return _mapped(attachment.name, prepared) or f"attachment:name:{attachment.name}"
+    return _mapped(attachment.name, prepared) or attachment_name_id(attachment.name, scope)
 
 
-def _file_id(name: str, by_name: dict[str, Attachment], prepared: _Prepared) -> str:
+def _file_id(name: str, by_name: dict[str, Attachment], prepared: _Prepared, scope: str | None) -> str:
     attachment = by_name.get(_fold(name))
     if attachment is not None:
-        return _attachment_id(attachment, prepared)
-    return _mapped(name, prepared) or f"attachment:name:{name}"
+        return _attachment_id(attachment, prepared, scope)
+    return _mapped(name, prepared) or attachment_name_id(name, scope)
 
 
 def _basename(name: str) -> str:
@@ -103,14 +112,22 @@ def _basename(name: str) -> str:
 
 
 def _rule_candidates(
-    text: str, language: str, attachments: Sequence[Attachment], prepared: _Prepared, context: int | None
+    text: str,
+    language: str,
+    attachments: Sequence[Attachment],
+    prepared: _Prepared,
+    reference_date: dt.date | None,
+    scope: str | None,
 ) -> list[list[_Candidate]]:
     """Candidates per rule, in priority order (see module docstring)."""
     urls, msgids, addresses, known_files, bracketed, bare, keys, sf_ids, money, dates = ([] for _ in range(10))
     url_projects: set[str] = set()
 
-    for m in _URL.finditer(text):
+    for m in _URL.finditer(text) if "://" in text else ():
         url = _trim_url(m.group())
+        if truncated_url(text, m.end()):
+            urls.append(_Candidate(m.start(), m.end(), "url", None))
+            continue
         classified = _classify_url(url, prepared)
         urls.append(_Candidate(m.start(), m.start() + len(url), *(classified[:2] if classified else ("url", None))))
         if classified and classified[2]:
@@ -120,7 +137,7 @@ def _rule_candidates(
         local, domain = m.group(1), m.group(2)
         if _looks_like_message_id(text, m.start(), local, domain):
             msgids.append(_Candidate(m.start(), m.end(), "email_message", message_ref_id(m.group())))
-    for m in _EMAIL.finditer(text):
+    for m in _EMAIL.finditer(text) if "@" in text else ():
         address = m.group().strip(".")
         if re.search(r"[A-Za-z]{2,}$", address):
             addresses.append(
@@ -136,35 +153,44 @@ def _rule_candidates(
         name = _basename(attachment.name)
         if len(name) < 3:
             continue
-        pattern = rf"(?<![A-Za-z0-9_.-]){re.escape(name)}(?![A-Za-z0-9])"
+        pattern = rf"(?<![A-Za-z0-9_.-]){name_pattern(name)}(?![A-Za-z0-9])"
         for m in re.finditer(pattern, text, re.I):
-            known_files.append(_Candidate(m.start(), m.end(), "attachment", _attachment_id(attachment, prepared)))
+            known_files.append(
+                _Candidate(m.start(), m.end(), "attachment", _attachment_id(attachment, prepared, scope))
+            )
+
+    for start, end, name in file_markup(text):
+        file_id = _file_id(_basename(name), by_name, prepared, scope) if name else None
+        bracketed.append(_Candidate(start, end, "attachment", file_id))
 
     for m in _FILE_BRACKETED.finditer(text):
         if _BRACKET_PAIRS.get(m.group(1)) == m.group(3):
             name = _basename(m.group(2))  # "/images/logo.png" -> logo.png
             start = m.end(2) - len(name)
-            bracketed.append(_Candidate(start, start + len(name), "attachment", _file_id(name, by_name, prepared)))
+            bracketed.append(
+                _Candidate(start, start + len(name), "attachment", _file_id(name, by_name, prepared, scope))
+            )
     for found_start, found_end in _bare_file_names(text):
         name, removed = _strip_connectors(text[found_start:found_end])
         if name and not name.startswith("."):
             start = found_start + removed
             # `tiapp.xml`, `config.json`, `build.log`, `x.tar.gz` in prose are project files, not attachments,
             # unless the record carries an attachment of that name: claimed (no NER on them), no reference.
+            # "PM.png", "5.30.02.png": the tail of a timestamped name with spaces; claimed, no reference.
             known = _fold(name) in by_name
-            path_like = _PATH_LIKE_FILE.search(name) is not None
+            path_like = _PATH_LIKE_FILE.search(name) is not None or fragment_name(text, start, name)
             bare.append(
                 _Candidate(
                     start,
                     found_end,
                     "attachment",
-                    _file_id(name, by_name, prepared) if known or not path_like else None,
+                    _file_id(name, by_name, prepared, scope) if known or not path_like else None,
                 )
             )
 
     for m in re.finditer(r"(?<![A-Za-z0-9_-])[A-Z][A-Z0-9_]{1,9}-[1-9]\d{0,6}(?![A-Za-z0-9_-])", text):
         project = m.group().rsplit("-", 1)[0]
-        allowed = project in prepared.project_keys if prepared.project_keys else project in url_projects
+        allowed = project in prepared.project_keys or project in url_projects
         keys.append(_Candidate(m.start(), m.end(), "jira_issue", f"jira:issue:{m.group()}" if allowed else None))
 
     for m in re.finditer(r"(?<![A-Za-z0-9])[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?(?![A-Za-z0-9])", text):
@@ -172,55 +198,21 @@ def _rule_candidates(
         if id18:
             sf_ids.append(_Candidate(m.start(), m.end(), "salesforce_record", salesforce_ref_id(id18)))
 
-    for pattern in (_MONEY_PREFIX, _MONEY_SUFFIX):
+    for pattern in (_MONEY_PREFIX, _MONEY_SUFFIX) if may_name_money(text) else ():
         for m in pattern.finditer(text):
             ref = _money(m, language)
             if ref:
                 money.append(_Candidate(m.start(), m.end(), "money", ref))
 
-    for start, end, ref in _rule_dates(text, language, context):
-        if ref:
-            dates.append(_Candidate(start, end, "date", ref))
+    for start, end, ref in text_dates(text, language, reference_date):
+        dates.append(_Candidate(start, end, "date", ref))
 
     return [urls, msgids, addresses, known_files, bracketed, bare, keys, sf_ids, money, dates]
 
 
-class _Spans:
-    """Non-overlapping claimed spans kept sorted, so an overlap test is one bisect instead of a scan."""
-
-    def __init__(self) -> None:
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-
-    def overlaps(self, start: int, end: int) -> bool:
-        i = bisect.bisect_left(self.starts, end)  # spans before i start before `end`
-        return i > 0 and self.ends[i - 1] > start
-
-    def add(self, start: int, end: int) -> None:
-        i = bisect.bisect_left(self.starts, start)
-        self.starts.insert(i, start)
-        self.ends.insert(i, end)
-
-
-def _claim(groups: list[list[_Candidate]]) -> tuple[list[_Candidate], _Spans]:
-    """Greedy by rule priority, then position: a candidate that overlaps an already claimed span is dropped."""
-    claimed: list[_Candidate] = []
-    taken = _Spans()
-    for group in groups:
-        for candidate in sorted(group, key=lambda c: (c.start, -c.end)):
-            if candidate.end <= candidate.start or taken.overlaps(candidate.start, candidate.end):
-                continue
-            claimed.append(candidate)
-            taken.add(candidate.start, candidate.end)
-    return claimed, taken
-
-
-def _entity_reference(
-    entity: ner.Entity, prepared: _Prepared, context: int | None, text: str, config: ReferenceConfig
-) -> Reference | None:
-    if entity.label == "DATE":
-        ref = resolve_date(entity.text, context)
-        return Reference(kind="date", id=ref, text=entity.text, start=entity.start, end=entity.end) if ref else None
+def _entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config: ReferenceConfig) -> Reference | None:
+    if entity.label not in ("PERSON", "ORG"):
+        return None  # dates come from transforms/text_dates.py alone
     mapped = _mapped(entity.text, prepared) if entity.text[:1].isupper() else None  # "linux" is no known "Linux"
     label = reference_names.label_of(entity.text, entity.label, text, entity.end)
     if mapped and mapped.startswith(("person:", "org:")):  # a known party decides what it is
@@ -245,16 +237,20 @@ def _entity_reference(
 
 
 class _Rules(NamedTuple):
-    context: int | None
     claimed: list[_Candidate]
     spans: _Spans
+    code: list[tuple[int, int]]  # transforms.code_spans: only MACHINE_KINDS count inside
 
 
 def _rules(
-    text: str, language: str, attachments: Sequence[Attachment], prepared: _Prepared, reference_date: dt.date | None
+    text: str,
+    language: str,
+    attachments: Sequence[Attachment],
+    prepared: _Prepared,
+    reference_date: dt.date | None,
+    scope: str | None,
 ) -> _Rules:
-    context = _year_context(text, reference_date)
-    candidates = _rule_candidates(text, language, attachments, prepared, context) if text else []
+    candidates = _rule_candidates(text, language, attachments, prepared, reference_date, scope) if text else []
     if text:  # then parties the export knows, then versions: a date, URL, file name or id keeps its span
         candidates.append(
             [
@@ -264,7 +260,7 @@ def _rules(
         )
         candidates.append([_Candidate(v.start, v.end, "version", v.id) for v in reference_versions.find_versions(text)])
     claimed, spans = _claim(candidates)
-    return _Rules(context, claimed, spans)
+    return _Rules(claimed, spans, code_spans(text) if text else [])
 
 
 def _assemble(
@@ -275,6 +271,7 @@ def _assemble(
     rules: _Rules,
     entities: Sequence[ner.Entity],
     config: ReferenceConfig,
+    scope: str | None,
 ) -> list[Reference]:
     found = [
         Reference(kind=c.kind, id=c.id, text=text[c.start : c.end], start=c.start, end=c.end)
@@ -296,13 +293,19 @@ def _assemble(
             )
     for entity in entities:
         if not rules.spans.overlaps(entity.start, entity.end):
-            ref = _entity_reference(entity, prepared, rules.context, text, config)
+            ref = _entity_reference(entity, prepared, text, config)
             if ref is not None:
                 found.append(ref)
+    if rules.code:
+        found = [
+            r
+            for r in found
+            if r.kind in MACHINE_KINDS or r.start is None or not inside(rules.code, r.start, r.end or r.start)
+        ]
     found.sort(key=lambda r: (r.start, r.end, r.kind, r.id))
 
     for attachment in attachments:
-        found.append(Reference(kind="attachment", id=_attachment_id(attachment, prepared), text=attachment.name))
+        found.append(Reference(kind="attachment", id=_attachment_id(attachment, prepared, scope), text=attachment.name))
     for message_id in message_ids:
         ref = message_ref_id(message_id)
         if ref:
@@ -328,12 +331,15 @@ def extract_references(
     message_ids: Sequence[str] = (),
     config: ReferenceConfig = _DEFAULT_CONFIG,
     reference_date: dt.date | None = None,
+    attachment_scope: str | None = None,
 ) -> list[Reference]:
     """References in `text` plus the given attachments and Message-IDs, in text order (metadata after),
     de-duplicated by id (the first, i.e. the one with offsets, wins).
 
-    `reference_date` (e.g. the record's date) supplies the year for dates written without one when the text
-    itself names no single year. NER reads the text with every rule span, code token and path blanked out.
+    `reference_date` (the record's day) resolves dates without a year (the closest such date) and relative dates
+    ("tomorrow", "next week", "by Friday"); without it only the text's own single year completes a date, and relative
+    dates are skipped. `attachment_scope` (the issue or thread) makes ids of files known only by name per scope.
+    NER reads the text with every rule span, code token and path blanked out.
     """
     return extract_references_batch(
         [text],
@@ -342,6 +348,7 @@ def extract_references(
         message_ids=[message_ids],
         config=config,
         reference_dates=[reference_date],
+        attachment_scopes=[attachment_scope],
     )[0]
 
 
@@ -354,6 +361,7 @@ def extract_references_batch(
     config: ReferenceConfig = _DEFAULT_CONFIG,
     reference_dates: Sequence[dt.date | None] | None = None,
     known_entities: MutableMapping[str, list[ner.Entity]] | None = None,
+    attachment_scopes: Sequence[str | None] | None = None,
 ) -> list[list[Reference]]:
     """`extract_references` for many texts; English NER runs through nlp.pipe. Result i belongs to texts[i].
     `known_entities` keeps NER results by text across calls (ner.entities_batch)."""
@@ -368,6 +376,7 @@ def extract_references_batch(
             attachments[i] if attachments else (),
             prepared,
             reference_dates[i] if reference_dates else None,
+            attachment_scopes[i] if attachment_scopes else None,
         )
         for i, text in enumerate(texts)
     ]
@@ -386,6 +395,7 @@ def extract_references_batch(
             rules[i],
             entities[i],
             config,
+            attachment_scopes[i] if attachment_scopes else None,
         )
         for i, text in enumerate(texts)
     ]

@@ -8,8 +8,10 @@ What is written: ISO (2026-09-14), day-month-year with a month name in any of th
 "14. September 2026", "14 septembre 2026", "14 de septiembre de 2026", "September 14, 2026", "Sept 14"), dotted
 European dates (14.09.2026, "am 14.09."), CJK dates (2026年9月14日, 9月14日), slashed dates where the language fixes
 the order (DE/FR/ES day first) or a part above 12 decides it, and a few relative forms ("next Tuesday", "nächsten
-Dienstag", "mardi prochain", "el próximo martes", "下周二", tomorrow/morgen/demain/mañana/明天) against the record's
-own time. A date without a year takes the year that puts it closest to the record's time. 03/04/2026 in English text
+Dienstag", "mardi prochain", "el próximo martes", "下周二", "by Friday"/"bis Freitag" (the coming one), "next week"/
+"nächste Woche"/"la semaine prochaine" (its Monday), tomorrow/morgen/demain/mañana/明天, yesterday/gestern/ayer)
+against the record's own time. A dotted date without a year ("am 14.09.") counts only in day-first languages: in
+English "fixed in 10.5." is a version. A date without a year takes the year that puts it closest to the record's time. 03/04/2026 in English text
 is ambiguous: it is reported as such and never turned into a date.
 """
 
@@ -18,6 +20,8 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from transforms.text_date_scan import PatternScanner
 
 MONTHS: dict[str, int] = {}
 for _number, _names in enumerate(
@@ -101,14 +105,33 @@ RELATIVE: list[tuple[str, re.Pattern[str]]] = [
         "next_weekday",
         re.compile(r"\b(?P<wd>" + _WEEKDAY + r")\s+(?:prochain|que\s+viene|próximo|proximo)\b", re.IGNORECASE),
     ),
+    (
+        "coming_weekday",
+        re.compile(
+            r"\b(?:by|until|till|before|bis|spätestens|avant|antes\s+del?|hasta\s+el)\s+(?:(?:this|next|diesen|"
+            r"nächsten|naechsten)\s+)?(?P<wd>" + _WEEKDAY + r")\b",
+            re.IGNORECASE,
+        ),
+    ),
     ("zh_next_weekday", re.compile(r"下(?:个)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])")),
+    (
+        "next_week",
+        re.compile(
+            r"\b(?:next\s+week|nächste[nr]?\s+Woche|naechste[nr]?\s+Woche|kommende[nr]?\s+Woche|"
+            r"la\s+semaine\s+prochaine|la\s+semana\s+que\s+viene|la\s+próxima\s+semana|la\s+proxima\s+semana)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    ("next_week", re.compile(r"下(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天])")),
     (
         "offset",
         re.compile(
-            r"\b(?P<w>tomorrow|übermorgen|morgen|demain|mañana|manana|today|heute|aujourd'hui|hoy)\b", re.IGNORECASE
+            r"\b(?P<w>tomorrow|übermorgen|morgen|demain|mañana|manana|today|heute|aujourd'hui|hoy|yesterday|gestern|"
+            r"ayer)\b",
+            re.IGNORECASE,
         ),
     ),
-    ("offset", re.compile(r"(?P<w>明天|后天|今天)")),
+    ("offset", re.compile(r"(?P<w>明天|后天|今天|昨天)")),
 ]
 OFFSETS = {
     "tomorrow": 1,
@@ -124,8 +147,22 @@ OFFSETS = {
     "aujourd'hui": 0,
     "hoy": 0,
     "今天": 0,
+    "yesterday": -1,
+    "gestern": -1,
+    "ayer": -1,
+    "昨天": -1,
 }
 DAY_FIRST_LANGUAGES = frozenset({"de", "fr", "es", "it", "nl", "pt"})
+
+# The words each pattern needs (one of them) before it is worth trying (transforms/text_date_scan.py).
+_NEEDS: dict[str, frozenset[str]] = {
+    "dmy_name": frozenset(MONTHS),
+    "mdy_name": frozenset(MONTHS),
+    "next_weekday": frozenset(WEEKDAYS),
+    "coming_weekday": frozenset(WEEKDAYS),
+    "next_week": frozenset({"week", "woche", "semaine", "semana"}),
+    "offset": frozenset(OFFSETS) | {"aujourd"},
+}
 _MORNING = re.compile(r"\b(guten|jeden|am|den|diesen|heute|früh)\s+$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 
@@ -139,6 +176,8 @@ class TextDate(BaseModel):
     surface: str
     sentence: str
     form: Literal["absolute", "year_inferred", "relative"]
+    start: int = -1  # character offsets of `surface` in the text (references keep them)
+    end: int = -1
 
 
 class DateScan(BaseModel):
@@ -185,9 +224,13 @@ def _absolute(kind: str, m: re.Match[str], language: str, reference: dt.date) ->
 def _relative(kind: str, m: re.Match[str], reference: dt.date) -> dt.date:
     if kind == "offset":
         return reference + dt.timedelta(days=OFFSETS[m.group("w").lower()])
+    monday = reference - dt.timedelta(days=reference.weekday()) + dt.timedelta(days=7)  # of next calendar week
     if kind == "zh_next_weekday":  # 下周二: Tuesday of next calendar week
-        monday = reference - dt.timedelta(days=reference.weekday()) + dt.timedelta(days=7)
         return monday + dt.timedelta(days=ZH_WEEKDAYS[m.group("wd")])
+    if kind == "next_week":
+        return monday
+    if kind == "coming_weekday":  # "by Friday" said on a Friday: that day
+        return reference + dt.timedelta(days=(WEEKDAYS[m.group("wd").lower()] - reference.weekday()) % 7)
     ahead = (WEEKDAYS[m.group("wd").lower()] - reference.weekday()) % 7 or 7  # next occurrence after the day
     return reference + dt.timedelta(days=ahead)
 
@@ -210,8 +253,17 @@ def _sentence(text: str, start: int, end: int, protected: list[tuple[int, int]])
     return " ".join(text[left:right].split())
 
 
-def find_dates(text: str, language: str, reference: dt.datetime | dt.date) -> DateScan:
-    """Every date the text states, in order of appearance, one per distinct (date, surface)."""
+_SCANNER = PatternScanner(PATTERNS + RELATIVE, _NEEDS, {"cjk": "月"}, _B)
+
+
+def find_dates(
+    text: str, language: str, reference: dt.datetime | dt.date, *, next_week: bool = False, sentences: bool = True
+) -> DateScan:
+    """Every date the text states, in order of appearance, one per distinct (date, surface).
+
+    `next_week`: also "next week" as the Monday of that week (references count it, docs/references.md); a
+    confirmation of "next week" names no day, so the intent facts leave it out. `sentences=False` leaves
+    TextDate.sentence empty (references need only the offsets)."""
     ref = reference.date() if isinstance(reference, dt.datetime) else reference
     hits: list[tuple[int, int, dt.date, str]] = []
     ambiguous: list[str] = []
@@ -220,8 +272,9 @@ def find_dates(text: str, language: str, reference: dt.datetime | dt.date) -> Da
     def free(a: int, b: int) -> bool:
         return all(b <= s or a >= e for s, e in taken)
 
+    words = _SCANNER.trigger_words(text)
     for kind, pattern in PATTERNS:
-        for m in pattern.finditer(text):
+        for m in _SCANNER.scan(pattern, text, words):
             if not free(m.start(), m.end()):
                 continue
             if (
@@ -231,6 +284,8 @@ def find_dates(text: str, language: str, reference: dt.datetime | dt.date) -> Da
             ):
                 if not m.group("mn")[0].isupper():
                     continue  # "may 3 people" is a verb, not a month
+            if kind == "dotted" and not m.group("y") and language.split("-")[0] not in DAY_FIRST_LANGUAGES:
+                continue  # "fixed in 10.5." is a version in English text
             date, form, unclear = _absolute(kind, m, language, ref)
             taken.append((m.start(), m.end()))
             if unclear:
@@ -238,7 +293,9 @@ def find_dates(text: str, language: str, reference: dt.datetime | dt.date) -> Da
             elif date is not None:
                 hits.append((m.start(), m.end(), date, form))
     for kind, pattern in RELATIVE:
-        for m in pattern.finditer(text):
+        if kind == "next_week" and not next_week:
+            continue
+        for m in _SCANNER.scan(pattern, text, words):
             if kind == "offset" and m.group("w").lower() == "morgen" and _MORNING.search(text[: m.start()]):
                 continue  # "Guten Morgen", "am Morgen": the morning, not tomorrow
             if free(m.start(), m.end()):
@@ -252,5 +309,14 @@ def find_dates(text: str, language: str, reference: dt.datetime | dt.date) -> Da
         if (date, surface) in seen:
             continue
         seen.add((date, surface))
-        out.append(TextDate(date=date, surface=surface, sentence=_sentence(text, start, end, taken), form=form))
+        out.append(
+            TextDate(
+                date=date,
+                surface=surface,
+                sentence=_sentence(text, start, end, taken) if sentences else "",
+                form=form,
+                start=start,
+                end=end,
+            )
+        )
     return DateScan(dates=out, ambiguous=ambiguous)

@@ -56,6 +56,22 @@ def preview_episodes(
         yield unique, stats
 
 
+def with_known_projects(config, source: str, reader):
+    """The Jira projects the nightly run would know: those earlier Jira runs kept under the home (read, never
+    written here) and, for a Jira export, the ones its own records name (a first pass over the files)."""
+    from connectors.jira.project_keys import record_projects
+    from flow import project_keys, settings
+    from flow.staging import Staging
+    from ground.records import SourceRecord
+
+    known = project_keys.load(Staging(str(settings.home() / "staging")))
+    if source == "jira":
+        for item in reader.read(None):
+            if isinstance(item, SourceRecord):
+                known |= record_projects(item)
+    return project_keys.with_known(config, known)
+
+
 def cmd_preview(args: argparse.Namespace) -> int:
     from connectors.registry import SOURCE_NAMES
     from flow import settings
@@ -84,6 +100,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
         reader = export_reader(args.source, args.paths)
     except ValueError as exc:  # a reader setting from the environment is unusable
         return usage_error(str(exc))
+    config = with_known_projects(config, args.source, reader)
     with preview_episodes(reader, classifier, config, on_failure=report, summary=summary) as (unique, stats):
         for episode in unique:
             summary.episode(episode)

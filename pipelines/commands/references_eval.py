@@ -41,12 +41,14 @@ def _text_reference_ids(episode, unnamed: list[int], config: ReferenceConfig) ->
 
 def build_file(source: str, path: Path, classifier, config) -> dict[str, object]:
     """Episodes of one corpus file by source key, built by `graphfeed preview`'s code path."""
-    from pipelines.commands.preview import export_reader, preview_episodes
+    from pipelines.commands.preview import export_reader, preview_episodes, with_known_projects
 
     def failure(item) -> None:
         print(f"FAILURE {item.describe()}", file=sys.stderr)
 
-    with preview_episodes(export_reader(source, [str(path)]), classifier, config, on_failure=failure) as (unique, _):
+    reader = export_reader(source, [str(path)])
+    config = with_known_projects(config, source, reader)
+    with preview_episodes(reader, classifier, config, on_failure=failure) as (unique, _):
         return {episode.metadata.source_key: episode for episode in unique}
 
 

@@ -61,3 +61,16 @@ def test_given_a_german_month_name_then_its_dot_does_not_end_the_sentence_kept_w
 def test_given_forms_without_a_year_or_relative_then_the_record_time_decides(text, lang, expected, form):
     (date,) = find_dates(text, lang, REF).dates
     assert (date.date, date.form) == (expected, form)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Tomorrow's build has the fix.", "2026-06-11"),
+        ("C'est pour aujourd'hui.", "2026-06-10"),
+        ("Deadline «June 14» holds.", "2026-06-14"),
+    ],
+)
+def test_given_trigger_words_glued_to_punctuation_then_still_found(text, expected):
+    lang = "fr" if "aujourd" in text else "en"
+    assert [d.date.isoformat() for d in find_dates(text, lang, REF).dates] == [expected]
