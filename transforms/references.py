@@ -5,8 +5,7 @@ comment, an e-mail and a Salesforce note that talk about the same thing. Rules (
 character offsets) find the machine ids, dates, amounts and versions; spaCy NER (English only) people and organisations.
 
 Rules that are not obvious (measured in notes/nlp.md §3.5):
-* ASCII-only character classes and look-arounds: Python's `\\w`/`\\b` match CJK letters, so `工单ABC-123` would be
-  missed with them.
+* ASCII-only character classes and look-arounds: Python's `\\w`/`\\b` match CJK letters (`工单ABC-123` missed).
 * Jira keys are validated, because `UTF-8`, `COVID-19` and `ISO-9001` have the same shape:
   - `jira_project_keys` set: a bare key counts only if its project is listed;
   - `jira_project_keys` empty: a bare key counts only if its project also appears in a Jira issue URL in the same

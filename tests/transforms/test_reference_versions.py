@@ -82,4 +82,9 @@ def test_numbers_after_words_in_logs_are_not_versions(text):
 
 
 def test_a_verb_opening_the_run_is_not_part_of_the_product():
-    assert version_ids("[INFO] Building Foo 1.0.0-SNAPSHOT") == ["version:foo/1.0.0-SNAPSHOT"]
+    assert version_ids("Building Foo 1.0.0-SNAPSHOT took an hour.") == ["version:foo/1.0.0-SNAPSHOT"]
+
+
+def test_a_version_in_a_build_log_line_is_no_reference():
+    # a log line is machine output (transforms/code_spans.py): the version there is not something the author stated
+    assert version_ids("[INFO] Building Foo 1.0.0-SNAPSHOT") == []

@@ -178,7 +178,7 @@ def test_given_a_pending_decision_or_another_milestone_then_no_date_fact(text):
             {"HAS_DEADLINE": ("2026-04-10", "year_inferred")},
         ),
         ("- SSO (ACME-15): waiting for the Okta metadata, due 10 April.", {}),  # another issue's deadline
-        ("Die Rechnung ist fällig am 30.06.", {"HAS_DEADLINE": ("2026-06-30", "year_inferred")}),
+        ("Die Rechnung ist fällig am 30. Juni.", {"HAS_DEADLINE": ("2026-06-30", "year_inferred")}),
     ],
 )
 def test_given_a_clause_of_a_longer_sentence_or_a_self_stating_slot_word_then_the_slot_fact(text, expected):
