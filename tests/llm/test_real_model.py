@@ -195,3 +195,44 @@ def test_the_budget_stop_and_the_nightly_cap_hold_on_a_real_model(local_model, e
     assert second.stopped_by == "max_cost_source_night" and second.llm_calls == 0
     store = LLMStore(ledger_url_for_home(graph_home))
     assert store.spent_on_night("email", dt.datetime.now(dt.UTC).date()) == pytest.approx(first.cost_usd)
+
+
+def test_the_intent_cascade_on_a_real_model_answers_a_label_or_keeps_the_local_one(local_model, tmp_path):
+    from connectors.graph.llm.intent import CascadeUnit, LLMIntentCascade
+    from transforms.intent.data import load_taxonomy
+    from transforms.intent.training import DEFAULT_TAXONOMY
+    from transforms.intent.units import ClassifierInput
+
+    taxonomy = load_taxonomy(DEFAULT_TAXONOMY)
+    texts = [
+        "Can you send me the signed contract by Friday?",
+        "We go with vendor B for the warehouse scanners; decided in today's steering call.",
+        "Migration is at 80 %, the last two tables move tonight.",
+    ]
+    units = [
+        CascadeUnit(f"fp-{i}", f"ep-{i}", "email", ClassifierInput(t, "Warehouse", "mail", "en"), "other", 0.1)
+        for i, t in enumerate(texts)
+    ]
+    settings = real_llm_settings(local_model, max_tokens=32)
+    tokens_before = local_model.tokens()
+    # when units the local model is unsure of go through the cascade to SmolLM2 (llama.cpp enforces the enum schema)
+    with LLMIntentCascade(settings, taxonomy, LLMStore(f"sqlite:///{tmp_path / 'llm.db'}"), threshold=0.25) as c:
+        decisions = c.run(units)
+        usage, stats = c.stats.usage, c.stats
+    # then each answer is one of the taxonomy's labels, or the local label stands with the reason said
+    for decision in decisions:
+        assert decision.label in taxonomy.names
+        assert (decision.source == "llm" and decision.reason is None) or (
+            decision.label == "other" and decision.reason and decision.source.startswith("local (llm: ")
+        ), decision
+    assert stats.llm_labels + sum(stats.fallbacks.values()) == len(units)
+    # and every call is metered from the server's own count
+    prompt_tokens, generated = local_model.tokens()
+    assert usage.calls >= 1 and usage.tokens_out == generated - tokens_before[1]
+    assert usage.cost_usd > 0
+    # a rerun answers what the model labelled from the cache by fingerprint: no call for those
+    with LLMIntentCascade(settings, taxonomy, LLMStore(f"sqlite:///{tmp_path / 'llm.db'}"), threshold=0.25) as again:
+        rerun = again.run(units)
+        assert [d.label for d in rerun if d.source == "llm"] == [d.label for d in decisions if d.source == "llm"]
+        assert again.stats.cached >= stats.llm_labels
+        assert again.stats.usage.calls <= sum(stats.fallbacks.values())
