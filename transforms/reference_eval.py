@@ -101,7 +101,8 @@ def found_key(ref_id: str, attachment_names: Mapping[str, str] | None = None) ->
     prefix, kind = match
     rest = ref_id[len(prefix) :]
     if kind == "attachment":
-        name = rest if prefix == "attachment:name:" else (attachment_names or {}).get(ref_id)
+        # attachment:name:<issue or thread>/<file> (a file known by name is scoped), attachment:<hash> by its name
+        name = rest.rsplit("/", 1)[-1] if prefix == "attachment:name:" else (attachment_names or {}).get(ref_id)
         return Found(kind, name.casefold()) if name else None
     if kind == "version":
         product, _, version = rest.rpartition("/")

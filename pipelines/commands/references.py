@@ -44,7 +44,7 @@ def cmd_references(args: argparse.Namespace) -> int:
         print(format_report(result.report, title=f"references eval ({args.split} split): ", show=args.show))
         print(
             f"  episodes missing from today's build: {result.missing}; content drifted: {result.drifted}; "
-            f"attachments of the record that the content does not name (not scored): {result.metadata_only}"
+            f"attachments and thread Message-IDs of the record that the content does not name (not scored): {result.metadata_only}"
         )
     return EXIT_OK
 

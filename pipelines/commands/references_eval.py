@@ -20,19 +20,31 @@ class EvalResult(NamedTuple):
     report: EvalReport
     missing: int  # labelled episodes today's build does not produce
     drifted: int  # ... whose content is not the labelled text
-    metadata_only: int  # attachments of the record its content does not name
+    metadata_only: int  # attachments and thread Message-IDs of the record its content does not name
+
+
+def _metadata_name(ref_id: str) -> str | None:
+    """What the text would show of a reference the record's metadata can carry: a file's name, a Message-ID."""
+    if ref_id.startswith("attachment:name:"):
+        return ref_id.removeprefix("attachment:name:").rsplit("/", 1)[-1]  # scoped: <issue or thread>/<file>
+    if ref_id.startswith("email:"):
+        return ref_id.rsplit(":", 1)[-1]
+    return None
 
 
 def _text_reference_ids(episode, unnamed: list[int], config: ReferenceConfig) -> tuple[list[str], dict[str, str]]:
-    """The episode's reference ids without the record's attachments its content does not name (metadata, not text:
-    the labels cover the content only), and the names of attachments known by content hash."""
+    """The episode's reference ids without the record's attachments and thread Message-IDs (In-Reply-To, References)
+    its content does not name (metadata, not text: the labels cover the content only), and the names of attachments
+    known by content hash."""
     config = config.model_copy(update={"ner": False})
     names = {
         ref.id: ref.text for ref in extract_references("", attachments=episode.metadata.attachments, config=config)
     }
     ids = []
+    content = episode.content.casefold()
     for ref_id in episode.references:
-        if ref_id in names and names[ref_id] not in episode.content:
+        named = names.get(ref_id) or _metadata_name(ref_id)
+        if named is not None and named.casefold() not in content:
             unnamed[0] += 1
             continue
         ids.append(ref_id)
