@@ -41,15 +41,22 @@ def graph_config():
     return GraphConfig.from_env(settings.home())
 
 
-def open_ledger():
-    """The episode ledger as the nightly run's LedgerResource opens it (GRAPHFEED_LEDGER_URL, else SQLite under the
-    home), without importing Dagster: `graphfeed ledger` is a read command."""
-    from connectors.graph.ledger import Ledger, ledger_url_for_home
+def ledger_url() -> str:
+    """The ledger's database URL as the nightly run's LedgerResource takes it (GRAPHFEED_LEDGER_URL, else SQLite under
+    the home), without importing Dagster: `graphfeed ledger` is a read command. The LLM store lives there too."""
+    from connectors.graph.ledger import ledger_url_for_home
     from flow import settings
 
     home = settings.home()
     home.mkdir(parents=True, exist_ok=True)
-    return Ledger(os.environ.get("GRAPHFEED_LEDGER_URL") or ledger_url_for_home(home))
+    return os.environ.get("GRAPHFEED_LEDGER_URL") or ledger_url_for_home(home)
+
+
+def open_ledger():
+    """The episode ledger (ledger_url())."""
+    from connectors.graph.ledger import Ledger
+
+    return Ledger(ledger_url())
 
 
 def process_age() -> float:

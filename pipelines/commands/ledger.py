@@ -2,7 +2,7 @@
 
 import argparse
 
-from pipelines.commands.common import EXIT_OK, graph_parts, iso_date, open_ledger, usage_error
+from pipelines.commands.common import EXIT_OK, graph_parts, iso_date, ledger_url, open_ledger, usage_error
 
 
 def cmd_ledger(args: argparse.Namespace) -> int:
@@ -33,11 +33,10 @@ def cmd_ledger(args: argparse.Namespace) -> int:
 
 def _print_guard(source: str | None) -> None:
     """What the LLM grounding guard kept out of the graph, all runs (nothing printed when no LLM run wrote any)."""
-    from connectors.graph.llm.guard import REASONS
+    from connectors.graph.llm.guard_reasons import REASONS
     from connectors.graph.llm.store import guard_counts
 
-    _, _, store_url = _llm_parts()
-    counts = guard_counts(store_url, source)
+    counts = guard_counts(ledger_url(), source)
     if counts:
         print("LLM grounding guard, dropped or cleared (all runs):")
         for reason, n in counts.items():

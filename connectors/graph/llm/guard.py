@@ -3,7 +3,7 @@ record before anything is saved.
 
 It runs in HoldingGraphiti._process_episode_data, the one step of graphiti's add_episode between its extraction /
 resolution and its save (graphiti is subclassed there, not patched): nothing graphiti does before that step writes.
-What it drops is counted per reason (REASONS) on the episode's Usage, so it reaches the run's metadata next to the
+What it drops is counted per reason (guard_reasons.REASONS) on the episode's Usage, so it reaches the run's metadata next to the
 cost, the spend log and `graphfeed ledger`.
 """
 
@@ -17,23 +17,13 @@ from pydantic import BaseModel, Field
 
 from transforms.grounding import is_grounded
 
-REASONS = {
-    "entity_ungrounded": "an entity whose name is neither in the text nor one of the record's people/organisations",
-    "fact_ungrounded": "a fact with an endpoint that is not a grounded entity of this episode",
-    "date_unparseable": "a valid_at/invalid_at the model wrote that is not a date (graphiti leaves it empty)",
-    "date_after_record": "a valid_at/invalid_at after the record's own time: cleared (the fact keeps the record time)",
-    "date_before_floor": "a valid_at/invalid_at before the date floor: cleared (the fact keeps the record time)",
-    "date_invalid_before_valid": "an invalid_at before the fact's valid_at: cleared",
-    "structured_invalidation": "an LLM invalidation of a fact a system of record wrote: not written",
-    "structured_rewrite": "a fact a system of record wrote, matched by the LLM as its own: left as its source wrote it",
-}
 DATE_FLOOR = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 class Dropped(BaseModel):
     what: str  # entity | fact | valid_at | invalid_at
     value: str  # the name, the fact text, or the date as the model gave it
-    reason: str  # a key of REASONS
+    reason: str  # a key of guard_reasons.REASONS
 
 
 class GuardReport(BaseModel):

@@ -156,7 +156,7 @@ class UsageMeter:
             setattr(u, what, getattr(u, what) + n)
 
     def count_guard(self, reason: str, n: int = 1) -> None:
-        """One more thing the grounding guard dropped or cleared, for `reason` (see guard.REASONS)."""
+        """One more thing the grounding guard dropped or cleared, for `reason` (see guard_reasons.REASONS)."""
         if n:
             for u in self._targets():
                 u.guard[reason] = u.guard.get(reason, 0) + n
