@@ -7,18 +7,21 @@ episodes are about for an intent fact; transforms/fact_extractors.py combines th
 `episode_facts` here is the default extractor the graph writer uses. Source modules are imported on first use.
 """
 
+from __future__ import annotations
+
 import functools
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ground.contract import Checkpoint, Reader
-from transforms.episode import Episode
-from transforms.fact_extractors import FactExtractor, SourceFacts
-from transforms.facts import FactSet
-from transforms.intent_facts import DEFAULT_THRESHOLD, Subject
+if TYPE_CHECKING:  # the names alone: `--source` choices and read commands need the list, not the models (0.25 s)
+    from ground.contract import Checkpoint, Reader
+    from transforms.episode import Episode
+    from transforms.fact_extractors import FactExtractor, SourceFacts
+    from transforms.facts import FactSet
+    from transforms.intent_facts import Subject
 
 
 def _email(paths: Sequence[str | Path], **options: Any) -> Reader:
@@ -46,6 +49,7 @@ def _salesforce(paths: Sequence[str | Path], **options: Any) -> Reader:
 
 
 def _email_facts() -> SourceFacts:
+    from transforms.fact_extractors import SourceFacts
     from transforms.mail_facts import email_facts
 
     return SourceFacts(email_facts)
@@ -53,18 +57,21 @@ def _email_facts() -> SourceFacts:
 
 def _jira_facts() -> SourceFacts:
     from connectors.jira.facts import issue_subject, jira_facts
+    from transforms.fact_extractors import SourceFacts
 
     return SourceFacts(jira_facts, issue_subject)
 
 
 def _confluence_facts() -> SourceFacts:
     from connectors.confluence.facts import confluence_facts, page_subject
+    from transforms.fact_extractors import SourceFacts
 
     return SourceFacts(confluence_facts, page_subject)
 
 
 def _salesforce_facts() -> SourceFacts:
     from connectors.salesforce.facts import record_subject, salesforce_facts
+    from transforms.fact_extractors import SourceFacts
 
     return SourceFacts(salesforce_facts, record_subject)
 
@@ -129,9 +136,14 @@ def api_reader(source: str, settings: Mapping[str, Any]) -> Reader | None:
 
 
 @functools.cache
-def fact_extractor(intent_threshold: float = DEFAULT_THRESHOLD) -> FactExtractor:
-    """The default extractor over every registered source (built once per intent-fact threshold)."""
-    return FactExtractor({name: source.facts() for name, source in SOURCES.items()}, intent_threshold)
+def fact_extractor(intent_threshold: float | None = None) -> FactExtractor:
+    """The default extractor over every registered source (built once per intent-fact threshold; None: the default,
+    transforms.intent_facts.DEFAULT_THRESHOLD)."""
+    from transforms.fact_extractors import FactExtractor
+    from transforms.intent_facts import DEFAULT_THRESHOLD
+
+    threshold = DEFAULT_THRESHOLD if intent_threshold is None else intent_threshold
+    return FactExtractor({name: source.facts() for name, source in SOURCES.items()}, threshold)
 
 
 def intent_subjects() -> dict[str, Subject]:
@@ -140,7 +152,7 @@ def intent_subjects() -> dict[str, Subject]:
 
 
 def episode_facts(
-    episode: Episode, domain_orgs: Mapping[str, str] | None = None, intent_threshold: float = DEFAULT_THRESHOLD
+    episode: Episode, domain_orgs: Mapping[str, str] | None = None, intent_threshold: float | None = None
 ) -> FactSet:
     """The structured FactSet of one episode plus its intent/date facts (pure; same input -> same uuids)."""
     return fact_extractor(intent_threshold)(episode, domain_orgs)

@@ -2,7 +2,6 @@
 sees whether their model is fit for LLM extraction before a nightly run pays for it."""
 
 import argparse
-import asyncio
 import json
 
 from pipelines.commands.common import EXIT_OK, usage_error
@@ -17,6 +16,8 @@ def cmd_llm(args: argparse.Namespace) -> int:
         return usage_error("no model configured: set GRAPHFEED_LLM_BASE_URL (and GRAPHFEED_LLM_MODEL, _API_KEY)")
     if args.max_tokens:
         settings = settings.model_copy(update={"max_tokens": args.max_tokens})
+    import asyncio  # not at import time: every command's parser is built on each call
+
     results = asyncio.run(check(settings))
     if args.json:
         print(json.dumps({"summary": summary(results), "probes": [r.model_dump() for r in results]}, indent=2))
