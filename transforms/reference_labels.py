@@ -14,6 +14,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
+from transforms.jsonl_lines import numbered_lines
 from transforms.reference_model import ReferenceKind
 
 # Every kind the extractor knows plus `version` (labelled before the extractor has it: its recall is measured).
@@ -130,13 +131,7 @@ def load_labelled(where: Path | str | Iterable[Path | str]) -> list[LabelledEpis
     episodes: list[LabelledEpisode] = []
     first_seen: dict[str, str] = {}
     for path in labelled_files(where):
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ReferenceLabelError(f"{path}: cannot read labelled references: {exc}") from exc
-        for lineno, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+        for lineno, line in numbered_lines(path, ReferenceLabelError, "labelled references"):
             try:
                 episode = LabelledEpisode.model_validate(json.loads(line))
             except json.JSONDecodeError as exc:

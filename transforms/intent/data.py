@@ -8,6 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from transforms.jsonl_lines import numbered_lines
+
 # The bundled labelled data; here (not in training.py) so that reading the taxonomy does not import spaCy.
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "intent"
 DEFAULT_TRAIN = DATA_DIR / "train.jsonl"
@@ -85,13 +87,7 @@ def load_examples(path: Path, taxonomy: Taxonomy, taxonomy_path: Path | str = "t
     path = Path(path)
     known = set(taxonomy.names)
     out: list[LabelledText] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise IntentDataError(f"{path}: cannot read labels file: {exc}") from exc
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for lineno, line in numbered_lines(path, IntentDataError, "labels file"):
         try:
             item = LabelledText.model_validate_json(line)
         except ValidationError as exc:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from transforms.author_text import author_text
 from transforms.intent.data import IntentDataError, Taxonomy, normalise_lang
+from transforms.jsonl_lines import numbered_lines
 
 FAMILIES = ("mail", "jira_description", "jira_comment", "confluence", "crm")
 SYNTHETIC = "synthetic"
@@ -107,13 +108,7 @@ def load_units(paths: Iterable[Path], taxonomy: Taxonomy | None = None) -> list[
     out: list[LabelledUnit] = []
     for path in paths:
         path = Path(path)
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise IntentDataError(f"{path}: cannot read labelled units: {exc}") from exc
-        for lineno, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+        for lineno, line in numbered_lines(path, IntentDataError, "labelled units"):
             try:
                 unit = LabelledUnit.model_validate(json.loads(line))
             except (ValidationError, json.JSONDecodeError) as exc:
