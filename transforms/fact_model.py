@@ -3,6 +3,7 @@
 transforms/facts.py is the public entry; the entity constructors are in transforms/fact_entities.py."""
 
 import datetime as dt
+import re
 import uuid
 from collections.abc import Callable, Mapping
 
@@ -143,15 +144,21 @@ def merge_factsets(parts: list[FactSet]) -> FactSet:
     return FactSet(entities=list(entities.values()), facts=list(facts.values()), mentions=mentions)
 
 
-def _name_rank(entity: EntitySpec) -> tuple[bool, str]:
-    return ("@" not in entity.name, entity.name)
+_BARE_DOMAIN = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+$")
+
+
+def name_rank(name: str) -> tuple[bool, bool, str]:
+    """How good a display name is: a real name beats a bare mail address, which beats nothing; a real name also beats a
+    bare mail domain ("Fjordline Logistics" from the CRM over "fjordline.example" from a sender's address, whatever the
+    case of their first letters); remaining ties by the name itself, so the choice never depends on arrival order."""
+    return ("@" not in name, not _BARE_DOMAIN.match(name), name)
 
 
 def better_entity(old: EntitySpec | None, new: EntitySpec) -> EntitySpec:
     """Order-independent choice between two sightings: a real name beats a bare address; ties by name."""
     if old is None:
         return new
-    winner, other = (old, new) if _name_rank(old) >= _name_rank(new) else (new, old)
+    winner, other = (old, new) if name_rank(old.name) >= name_rank(new.name) else (new, old)
     return winner.model_copy(update={"attributes": {**other.attributes, **winner.attributes}})
 
 

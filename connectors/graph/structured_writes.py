@@ -21,6 +21,7 @@ from connectors.graph.sink import BatchResult
 from connectors.graph.timeline import SlotEdge, absence_end, recompute_slot
 from connectors.graph.to_graphiti import entity_edge, entity_node, episode_properties, episodic_node, mention_edge
 from transforms.episode import Episode
+from transforms.fact_model import name_rank
 from transforms.facts import FactSet, FactSpec
 from transforms.intent_facts import FACT_KINDS
 
@@ -89,10 +90,6 @@ class _Stored(BaseModel):
     # slot family -> (valid_at, slots stated) of each stored fact of the family; slot -> its family
     family_statements: dict[str, list[tuple[dt.datetime | None, frozenset[str]]]] = Field(default_factory=dict)
     slot_family: dict[str, str] = Field(default_factory=dict)
-
-
-def _name_rank(name: str) -> tuple[bool, str]:
-    return ("@" not in name, name)
 
 
 # The edges of single-valued slots, as SlotEdge needs them (the writer's merge and the tombstones both read them).
@@ -257,7 +254,7 @@ async def write_group(
     names: dict[str, str] = {}
     for spec in facts.entities:
         old_name = stored.entity_names.get(spec.uuid)
-        names[spec.uuid] = old_name if old_name and _name_rank(old_name) > _name_rank(spec.name) else spec.name
+        names[spec.uuid] = old_name if old_name and name_rank(old_name) > name_rank(spec.name) else spec.name
 
     # ---- embeddings, batched
     embedder = w.embedder

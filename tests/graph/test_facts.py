@@ -75,6 +75,18 @@ def test_merge_prefers_a_real_name_whatever_the_order():
         assert [e.name for e in merged.entities] == ["Dana Whitfield"]
 
 
+def test_given_a_mail_domain_and_an_account_name_for_one_org_then_the_account_name_whatever_the_order():
+    # the sender's domain names the org "fjordline.example"; the CRM account calls it "Fjordline Logistics". By the
+    # string alone the lower-case domain sorted last and won, so the graph showed the domain as the company's name.
+    from transforms.facts import FactSet, organisation_entity
+
+    domain = organisation_entity("acme", "org:fjordline.example", "fjordline.example")
+    account = organisation_entity("acme", "org:fjordline.example", "Fjordline Logistics")
+    for parts in itertools.permutations([domain, account]):
+        merged = merge_factsets([FactSet(entities=[p]) for p in parts])
+        assert [e.name for e in merged.entities] == ["Fjordline Logistics"]
+
+
 def test_standing_relation_is_one_edge_with_the_earliest_time_and_all_episodes():
     early = episode_facts(email_episode("acme", "<e1@acme.example>", MARCH))
     late = episode_facts(email_episode("acme", "<e2@acme.example>", JUNE))

@@ -273,10 +273,10 @@ DANA_ROLE, PRIYA_ROLE = "OpportunityContactRole:00K8d00000RlDwhEAF", "Opportunit
 
 
 def test_bundled_sample_salesforce_now_and_as_of_answers(backend_config, group_id):
-    """Without GRAPHFEED_DOMAIN_ORGS the account's organisation node is named by its mail domain (the sample's mail
-    made it first); the pipeline test (tests/pipeline/test_sample_answers.py) asks with the configured names."""
+    """Without GRAPHFEED_DOMAIN_ORGS the sample's mail names the organisation by its domain (acme.example) and the CRM
+    account by its name: the node carries the account's name whatever came first (a bare domain was the name before)."""
     contact, stage = f"Who is the primary contact of {ACME}?", f"{OPP} is in stage"
-    org = "acme.example"
+    org = ACME
     flip = at("2026-06-08T14:10")
     questions = [
         Question(
