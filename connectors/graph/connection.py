@@ -1,9 +1,11 @@
-"""The read side's connection: the database drivers only (falkordb/redis client, neo4j driver), no graphiti_core.
+"""The read side's connection: the database drivers only (our RESP client for FalkorDB, the neo4j driver), no
+graphiti_core, no redis-py.
 
 Readers build their own Cypher (search_steps.py, episode_read.py, history.py, known_at.py) and never write, so they
 need neither graphiti's drivers nor its index builder: importing graphiti_core costs ~2 s per process (it pulls the
-openai client in), which made every `graphfeed search` a batch job (issue 29). The writer keeps graphiti's drivers
-(backend.py); both hand search the same shape: `.client`, `.provider`, `._database` and `build_fulltext_query`.
+openai client in), which made every `graphfeed search` a batch job (issue 29); redis-py and the falkordb client cost
+another ~0.2 s, so FalkorDB is read through resp.py. The writer keeps graphiti's drivers (backend.py); both hand search
+the same shape: `.client` (with `select_graph(g).ro_query`), `.provider`, `._database` and `build_fulltext_query`.
 """
 
 import datetime as dt
@@ -129,16 +131,18 @@ class ReadBackend:
                 self.config.neo4j_uri, auth=(self.config.neo4j_user, self.config.neo4j_password.get_secret_value())
             )
             return
-        from falkordb.asyncio import FalkorDB
+        from connectors.graph.resp import FalkorReadClient
 
         if backend == "falkordb-embedded":
             from connectors.graph.embedded_falkor import attach
 
             self.embedded = await attach(self.config)
-            self._falkor = FalkorDB(unix_socket_path=str(self.embedded.socket))
+            self._falkor = FalkorReadClient(unix_socket_path=str(self.embedded.socket))
         elif backend == "falkordb":
             password = self.config.falkor_password.get_secret_value() if self.config.falkor_password else None
-            self._falkor = FalkorDB(host=self.config.falkor_host, port=self.config.falkor_port, password=password)
+            self._falkor = FalkorReadClient(
+                host=self.config.falkor_host, port=self.config.falkor_port, password=password
+            )
         else:  # pragma: no cover - pydantic Literal guards this
             raise ConfigError(f"unknown graph backend {backend!r}")
 
@@ -171,7 +175,7 @@ class ReadBackend:
             return True
         if self._falkor is None:
             raise RuntimeError("ReadBackend.open() first")
-        if await self._falkor.connection.exists(group_id):
+        if await self._falkor.exists(group_id):
             self._existing.add(group_id)
             return True
         return False
@@ -188,5 +192,4 @@ class ReadBackend:
         if not await self.has_group(group_id):
             return []
         result = await self._falkor.select_graph(group_id).ro_query(cypher, falkor_params(params))
-        header = [h[1] for h in result.header]
-        return [dict(zip(header, row)) for row in result.result_set]
+        return result.rows()

@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import datetime as dt
 import re
+import sys
 from typing import Any
 
 from connectors.graph.connection import is_neo4j
@@ -73,10 +74,15 @@ class DatabaseStepError(Exception):
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
+    """The read client's error reply, Neo4j's, and redis-py's when the writer's client is loaded (the read side does
+    not import it: ~0.2 s)."""
     from neo4j.exceptions import Neo4jError
-    from redis.exceptions import ResponseError
 
-    return ResponseError, Neo4jError
+    from connectors.graph.resp import ResponseError
+
+    errors: tuple[type[BaseException], ...] = (ResponseError, Neo4jError)
+    redis_errors = sys.modules.get("redis.exceptions")
+    return errors + (redis_errors.ResponseError,) if redis_errors is not None else errors
 
 
 class SearchSteps:
