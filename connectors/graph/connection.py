@@ -192,4 +192,5 @@ class ReadBackend:
         if not await self.has_group(group_id):
             return []
         result = await self._falkor.select_graph(group_id).ro_query(cypher, falkor_params(params))
-        return result.rows()
+        header = [h[1] for h in result.header]
+        return [dict(zip(header, row)) for row in result.result_set]

@@ -140,10 +140,6 @@ class QueryResult:
         if self.header:
             self.result_set = [[parse_scalar(cell) for cell in row] for row in response[1]]
 
-    def rows(self) -> list[dict[str, Any]]:
-        names = [h[1] for h in self.header]
-        return [dict(zip(names, row)) for row in self.result_set]
-
 
 class ReadGraph:
     """One graph of a FalkorReadClient: read-only queries (GRAPH.RO_QUERY ... --compact), as AsyncGraph.ro_query."""
