@@ -115,12 +115,15 @@ def stop_server(home: Path) -> None:
 CPU: dict[str, list[float]] = {}  # CPU seconds (user + sys) of each timed process, by what was timed
 
 
-def timed(argv: list[str], env: dict[str, str], label: str = "") -> tuple[float, subprocess.CompletedProcess]:
+def timed(
+    argv: list[str], env: dict[str, str], label: str = "", cwd: Path = REPO
+) -> tuple[float, subprocess.CompletedProcess]:
     """Wall seconds of one whole process; its CPU time (children's rusage, every thread of it) goes to CPU[label]:
-    on a loaded machine the wall grows with the queue for the cores, the CPU time far less."""
+    on a loaded machine the wall grows with the queue for the cores, the CPU time far less. cwd: the checkout whose
+    code runs (`python -m` puts the working directory first on sys.path, before PYTHONPATH)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=cwd)
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if label:
@@ -165,7 +168,8 @@ def measure(
         for name, args in commands.items():
             runs[name].append(timed([*GRAPHFEED, *args], env, f"{label}/{name}")[0])
             if baseline:
-                runs[f"{name} [base]"].append(timed([*GRAPHFEED, *args], base_env, f"{label}/{name} [base]")[0])
+                base_run = timed([*GRAPHFEED, *args], base_env, f"{label}/{name} [base]", baseline)
+                runs[f"{name} [base]"].append(base_run[0])
     base_pass, base_help = (statistics.median(runs[b]) for b in ("python -c pass", "graphfeed --help"))
     print(
         f"{label}: {calls} calls each (wall time of the whole process; [base]: {baseline or '-'}); "
