@@ -8,9 +8,12 @@ another ~0.2 s, so FalkorDB is read through resp.py. The writer keeps graphiti's
 the same shape: `.client` (with `select_graph(g).ro_query`), `.provider`, `._database` and `build_fulltext_query`.
 """
 
+import asyncio
 import datetime as dt
 import enum
 import logging
+import sys
+import time
 from typing import Any, Protocol
 
 from connectors.graph.config import ConfigError, GraphConfig
@@ -20,6 +23,7 @@ from ground.identity import validate_group_id
 log = logging.getLogger(__name__)
 
 META_LABEL = "GraphfeedMeta"
+INDEX_WAIT_S = 120.0  # how long a read waits for indexes FalkorDB rebuilds after a boot
 
 
 class Provider(enum.Enum):
@@ -176,9 +180,33 @@ class ReadBackend:
         if self._falkor is None:
             raise RuntimeError("ReadBackend.open() first")
         if await self._falkor.exists(group_id):
+            await self._indexes_ready(group_id)
             self._existing.add(group_id)
             return True
         return False
+
+    async def _indexes_ready(self, group_id: str) -> None:
+        """After a boot FalkorDB rebuilds a graph's indexes in the background, and until then the vector procedures
+        answer "Invalid arguments" (the first search after a boot came back degraded): wait for them, saying so on
+        stderr, up to INDEX_WAIT_S (then the search degrades as before). One ~1 ms query when they are ready."""
+        graph = self._falkor.select_graph(group_id)
+        started, noted = time.monotonic(), False
+        while True:
+            rows = (await graph.ro_query("CALL db.indexes() YIELD status RETURN status")).result_set
+            building = sum(1 for (status,) in rows if status != "OPERATIONAL")
+            if not building or time.monotonic() - started > INDEX_WAIT_S:
+                break
+            if not noted:
+                noted = True
+                print(
+                    f"graphfeed: {building} index(es) of graph {group_id!r} still building after a boot; waiting up "
+                    f"to {INDEX_WAIT_S:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            await asyncio.sleep(0.1)
+        if noted:
+            print(f"graphfeed: indexes built, waited {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
 
     async def query(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
         """Run one parameterised read query, rows as dicts, on the group's graph."""

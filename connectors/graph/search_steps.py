@@ -74,15 +74,16 @@ class DatabaseStepError(Exception):
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
-    """The read client's error reply, Neo4j's, and redis-py's when the writer's client is loaded (the read side does
-    not import it: ~0.2 s)."""
-    from neo4j.exceptions import Neo4jError
-
+    """The read client's error reply, and Neo4j's and redis-py's when their drivers are loaded: a driver that is not
+    loaded raised nothing, and importing one to name its error would cost a degraded step ~0.1-0.2 s."""
     from connectors.graph.resp import ResponseError
 
-    errors: tuple[type[BaseException], ...] = (ResponseError, Neo4jError)
-    redis_errors = sys.modules.get("redis.exceptions")
-    return errors + (redis_errors.ResponseError,) if redis_errors is not None else errors
+    errors: list[type[BaseException]] = [ResponseError]
+    for module, name in (("neo4j.exceptions", "Neo4jError"), ("redis.exceptions", "ResponseError")):
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            errors.append(getattr(loaded, name))
+    return tuple(errors)
 
 
 class SearchSteps:
