@@ -32,6 +32,7 @@ PID_NAME = keeper.PID_NAME
 LOG_NAME = keeper.LOG_NAME
 MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux
 DEFAULT_IDLE_SECONDS = 900.0
+LOADING_SILENT_S = 10.0  # a loading server that answers nothing for this long is taken for hung
 
 
 class FalkorStartError(RuntimeError):
@@ -47,10 +48,16 @@ def wait_loaded(socket_path: Path, limit_s: float = LOADING_WAIT_S) -> None:
     """A server still loading its append-only file (a big graph after a boot) answers LOADING: wait for it, saying
     so on stderr, instead of taking it for a hung server."""
     started = time.monotonic()
-    if probe(str(socket_path)) != "LOADING":
+    if probe(str(socket_path), timeout=LOADING_SILENT_S) != "LOADING":
         return
     print(f"graphfeed: graph is loading ({socket_path}); waiting up to {limit_s:.0f} s", file=sys.stderr, flush=True)
-    while probe(str(socket_path)) == "LOADING" and time.monotonic() - started < limit_s:
+    answered = started  # a loading server answers between chunks of its file: a slow PING is not a dead server
+    while time.monotonic() - started < limit_s and time.monotonic() - answered < LOADING_SILENT_S:
+        state = probe(str(socket_path), timeout=LOADING_SILENT_S)
+        if state == "PONG":
+            break
+        if state == "LOADING":
+            answered = time.monotonic()
         time.sleep(LOADING_POLL_S)
     print(f"graphfeed: graph is loading, waited {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
 

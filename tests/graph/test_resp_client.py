@@ -13,7 +13,7 @@ from falkordb.graph import Graph
 from falkordb.helpers import stringify_param_value as falkordb_stringify
 
 from connectors.graph.config import GraphConfig
-from connectors.graph.embedded_falkor import EmbeddedFalkor, _redis_args
+from connectors.graph.embedded_falkor import EmbeddedFalkor, _redis_args, wait_loaded
 from connectors.graph.episode_read import EpisodeFilters
 from connectors.graph.falkor_read import params_header, stringify_param_value
 from connectors.graph.reader import GraphReader
@@ -150,12 +150,14 @@ def test_given_a_client_deadline_shorter_than_the_query_when_run_then_it_raises_
     assert run(go()) == [[1]]
 
 
-def test_given_a_server_still_loading_its_data_when_queried_then_the_client_waits_and_says_so(graph_home, capsys):
-    """Real LOADING: the server restarted on a dump it loads slowly (redis' key-load-delay: 40 ms per key)."""
+@pytest.fixture
+def loading_server(graph_home):
+    """A real FalkorDB restarted on a dump it loads slowly (redis' key-load-delay: 40 ms per key, ~2.4 s): yields its
+    socket while it still answers LOADING."""
     falkor_dir = graph_home / "slow"
     falkor_dir.mkdir()
     socket_path = falkor_dir / "s.sock"
-    args = _redis_args(falkor_dir, socket_path)
+    args = [*_redis_args(falkor_dir, socket_path), "--appendonly", "no"]
 
     async def fill():
         client = FalkorReadClient(unix_socket_path=str(socket_path))
@@ -165,32 +167,39 @@ def test_given_a_server_still_loading_its_data_when_queried_then_the_client_wait
         await client.execute("SAVE")
         await client.aclose()
 
-    first = subprocess.Popen([*args, "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    first = subprocess.Popen(args, stdout=subprocess.DEVNULL)
     try:
         _wait_for(lambda: probe(str(socket_path)) == "PONG")
         run(fill())
     finally:
         first.terminate()
         first.wait()
-    slow = [*args, "--appendonly", "no", "--key-load-delay", "40000", "--loading-process-events-interval-bytes", "1024"]
+    slow = [*args, "--key-load-delay", "40000", "--loading-process-events-interval-bytes", "1024"]
     second = subprocess.Popen(slow, stdout=subprocess.DEVNULL)
     try:
         _wait_for(lambda: probe(str(socket_path), timeout=3.0) is not None)
-        loading = probe(str(socket_path), timeout=3.0)
-
-        async def read():
-            client = FalkorReadClient(unix_socket_path=str(socket_path))
-            try:
-                return (await client.select_graph("g").ro_query("MATCH (t:Thing) RETURN t.name AS n")).result_set
-            finally:
-                await client.aclose()
-
-        rows = run(read())
+        assert probe(str(socket_path), timeout=3.0) == "LOADING"
+        yield socket_path
     finally:
         second.terminate()
         second.wait()
-    assert loading == "LOADING"
-    assert rows == [["loaded"]]
+
+
+def test_given_a_server_still_loading_its_data_when_queried_then_the_client_waits_and_says_so(loading_server, capsys):
+    async def read():
+        client = FalkorReadClient(unix_socket_path=str(loading_server))
+        try:
+            return (await client.select_graph("g").ro_query("MATCH (t:Thing) RETURN t.name AS n")).result_set
+        finally:
+            await client.aclose()
+
+    assert run(read()) == [["loaded"]]
+    assert "graph is loading, waited" in capsys.readouterr().err
+
+
+def test_given_a_loading_server_when_attaching_then_the_attach_waits_for_it_and_says_so(loading_server, capsys):
+    wait_loaded(loading_server)
+    assert probe(str(loading_server)) == "PONG"
     assert "graph is loading, waited" in capsys.readouterr().err
 
 
