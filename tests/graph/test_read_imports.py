@@ -81,3 +81,20 @@ def test_given_the_probe_when_a_forbidden_module_is_imported_then_it_is_named():
         timeout=120,
     )
     assert done.stdout.strip() == "True"
+
+
+def test_given_the_question_cues_when_compared_with_the_fact_builders_then_each_cued_relation_is_one_they_write():
+    """The cues live apart from the rules (transforms/question_cues.py, so that search does not import the fact
+    builders): a relation renamed there and not here would silently stop being ranked first."""
+    from transforms.intent_facts import FACT_KINDS
+    from transforms.question_cues import EVENT_CUES, SLOT_CUES
+
+    assert set(EVENT_CUES) <= {r for r, kind in FACT_KINDS.items() if kind in ("intent", "text_date")}
+    assert set(SLOT_CUES) == {r for r, kind in FACT_KINDS.items() if kind == "text_slot"}
+
+
+def test_given_a_fresh_interpreter_when_search_is_imported_then_the_fact_builders_are_not():
+    probe = "import sys, connectors.graph.search; print(sorted(m for m in sys.modules if m.endswith('_facts')))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
