@@ -21,6 +21,7 @@ from connectors.graph.resp import FalkorReadClient, ResponseError, probe
 from connectors.graph.writer import GraphWriter
 from tests.graph.scenario import contact_change
 from tests.graph.test_episode_read import episodes
+from tests.servers._process import free_port, port_accepts
 
 HOSTILE = [
     "",
@@ -201,6 +202,35 @@ def test_given_a_loading_server_when_attaching_then_the_attach_waits_for_it_and_
     wait_loaded(loading_server)
     assert probe(str(loading_server)) == "PONG"
     assert "graph is loading, waited" in capsys.readouterr().err
+
+
+def test_given_a_remote_falkordb_with_a_password_when_connecting_over_tcp_then_auth_is_sent_and_never_shown(graph_home):
+    """Remote FalkorDB (backend "falkordb"): TCP, AUTH on each new connection; a wrong password is refused clearly and
+    the error does not carry it."""
+    falkor_dir = graph_home / "remote"
+    falkor_dir.mkdir()
+    port = free_port()
+    args = [*_redis_args(falkor_dir, falkor_dir / "s.sock"), "--port", str(port), "--requirepass", "s3cret-pw"]
+    server = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+
+    async def ask(password):
+        client = FalkorReadClient(host="127.0.0.1", port=port, password=password)
+        try:
+            await client.execute("GRAPH.QUERY", "g", "CREATE (:Thing {name: 'remote'})")
+            return (await client.select_graph("g").ro_query("MATCH (t:Thing) RETURN t.name AS n")).result_set
+        finally:
+            await client.aclose()
+
+    try:
+        _wait_for(lambda: port_accepts("127.0.0.1", port))
+        rows = run(ask("s3cret-pw"))
+        with pytest.raises(ResponseError) as refused:
+            run(ask("wrong-pw"))
+    finally:
+        server.terminate()
+        server.wait()
+    assert rows == [["remote"]]
+    assert "refused the password" in str(refused.value) and "wrong-pw" not in str(refused.value)
 
 
 def _wait_for(ready, limit_s: float = 15.0) -> None:
