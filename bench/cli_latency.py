@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/cli_latency.py                 # the demo graph (bundled sample), 20 calls per command
     .venv/bin/python bench/cli_latency.py --hub           # also a 3,000-message hub mailbox written by `graphfeed run`
+    .venv/bin/python bench/cli_latency.py --baseline /work/main   # also main's code, interleaved: ratios in one run
 
 Builds (or reuses) the demo graph: the bundled sample ingested by `graphfeed run --from 2026-03-01 --to 2026-06-30`
 into a scratch GRAPHFEED_HOME (the intent model cache of ./.graphfeed/models is copied in first, so nothing retrains).
@@ -114,12 +115,15 @@ def stop_server(home: Path) -> None:
 CPU: dict[str, list[float]] = {}  # CPU seconds (user + sys) of each timed process, by what was timed
 
 
-def timed(argv: list[str], env: dict[str, str], label: str = "") -> tuple[float, subprocess.CompletedProcess]:
+def timed(
+    argv: list[str], env: dict[str, str], label: str = "", cwd: Path = REPO
+) -> tuple[float, subprocess.CompletedProcess]:
     """Wall seconds of one whole process; its CPU time (children's rusage, every thread of it) goes to CPU[label]:
-    on a loaded machine the wall grows with the queue for the cores, the CPU time far less."""
+    on a loaded machine the wall grows with the queue for the cores, the CPU time far less. cwd: the checkout whose
+    code runs (`python -m` puts the working directory first on sys.path, before PYTHONPATH)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=cwd)
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if label:
@@ -140,8 +144,12 @@ def stats(values: list[float]) -> str:
     return f"min {min(values):5.2f}  median {statistics.median(values):5.2f}  max {max(values):5.2f} s"
 
 
-def measure(home: Path, commands: dict[str, list[str]], calls: int, label: str) -> dict[str, list[float]]:
+def measure(
+    home: Path, commands: dict[str, list[str]], calls: int, label: str, baseline: Path | None = None
+) -> dict[str, list[float]]:
+    """baseline: another checkout (main's code) whose commands are timed interleaved with ours, on the same graph."""
     env = env_for(home)
+    base_env = {**env, "PYTHONPATH": str(baseline)} if baseline else env
     stop_server(home)
     first_name, first_args = next(iter(commands.items()))
     first, done = timed([*GRAPHFEED, *first_args, "--timings"], env)
@@ -149,21 +157,39 @@ def measure(home: Path, commands: dict[str, list[str]], calls: int, label: str) 
         f"\n{label}: first call after a fresh boot (`graphfeed {first_name}`, starts the shared server): {first:.2f} s"
     )
     print(breakdown(done))
-    runs: dict[str, list[float]] = {"python -c pass": [], "graphfeed --help": [], **{name: [] for name in commands}}
+    runs: dict[str, list[float]] = {"python -c pass": [], "graphfeed --help": []}
+    for name in commands:
+        runs[name] = []
+        if baseline:
+            runs[f"{name} [base]"] = []
     for _ in range(calls):  # interleaved: a change of machine load moves every column alike
-        runs["python -c pass"].append(timed([sys.executable, "-c", "pass"], env, f"{label}/pass")[0])
-        runs["graphfeed --help"].append(timed([*GRAPHFEED, "--help"], env, f"{label}/--help")[0])
+        runs["python -c pass"].append(timed([sys.executable, "-c", "pass"], env, f"{label}/python -c pass")[0])
+        runs["graphfeed --help"].append(timed([*GRAPHFEED, "--help"], env, f"{label}/graphfeed --help")[0])
         for name, args in commands.items():
             runs[name].append(timed([*GRAPHFEED, *args], env, f"{label}/{name}")[0])
+            if baseline:
+                base_run = timed([*GRAPHFEED, *args], base_env, f"{label}/{name} [base]", baseline)
+                runs[f"{name} [base]"].append(base_run[0])
     base_pass, base_help = (statistics.median(runs[b]) for b in ("python -c pass", "graphfeed --help"))
-    print(f"{label}: {calls} calls each (wall time of the whole process)")
+    print(
+        f"{label}: {calls} calls each (wall time of the whole process; [base]: {baseline or '-'}); "
+        f"load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     for name, values in runs.items():
         ratio = statistics.median(values) / base_help
-        cpu = statistics.median(CPU[f"{label}/{name}" if name in commands else f"{label}/{name.split()[-1]}"])
+        cpu = statistics.median(CPU[f"{label}/{name}"])
         print(
-            f"  {name:<18} {stats(values)}   median/--help {ratio:4.2f}x  median/pass "
+            f"  {name:<24} {stats(values)}   median/--help {ratio:4.2f}x  median/pass "
             f"{statistics.median(values) / base_pass:5.1f}x   cpu median {cpu:4.2f} s"
         )
+    if baseline:
+        for name in commands:
+            ours, theirs = (statistics.median(runs[n]) for n in (name, f"{name} [base]"))
+            cpu_ours, cpu_theirs = (statistics.median(CPU[f"{label}/{n}"]) for n in (name, f"{name} [base]"))
+            print(
+                f"  {name}: median {ours:.2f} s vs base {theirs:.2f} s = {ours / theirs:.2f}x wall, "
+                f"cpu {cpu_ours:.2f} vs {cpu_theirs:.2f} s = {cpu_ours / cpu_theirs:.2f}x"
+            )
     for name, args in commands.items():
         _, done = timed([*GRAPHFEED, *args, "--timings"], env)
         print(f"  --timings of `graphfeed {name}`:\n{breakdown(done)}")
@@ -246,6 +272,9 @@ def main() -> None:
     parser.add_argument("--hub-messages", type=int, default=3000)
     parser.add_argument("--hub-home", type=Path)
     parser.add_argument("--model-start", type=int, default=3, metavar="N", help="runs of the model start (0: skip)")
+    parser.add_argument(
+        "--baseline", type=Path, help="a checkout of the code to compare with (e.g. main's), timed in the same run"
+    )
     args = parser.parse_args()
     scratch = Path(tempfile.gettempdir()) / f"graphfeed-cli-bench-{os.getuid()}"
     demo = args.home or scratch / "demo"
@@ -255,7 +284,7 @@ def main() -> None:
     if args.calls <= 0:
         return
     build(demo, {}, "demo graph")
-    demo_runs = measure(demo, COMMANDS, args.calls, "demo graph")
+    demo_runs = measure(demo, COMMANDS, args.calls, "demo graph", args.baseline)
     print("demo graph targets:")
     verdict(demo_runs, COMMANDS)
     measure_mcp(demo, args.calls)
@@ -266,7 +295,7 @@ def main() -> None:
             hub.parent.mkdir(parents=True, exist_ok=True)
             write_hub_mailbox(mailbox, args.hub_messages)
         build(hub, {"GRAPHFEED_EMAIL_EXPORTS": str(mailbox)}, f"hub mailbox ({args.hub_messages} messages)", "email")
-        hub_runs = measure(hub, HUB_COMMANDS, args.calls, "hub mailbox")
+        hub_runs = measure(hub, HUB_COMMANDS, args.calls, "hub mailbox", args.baseline)
         print("hub mailbox targets (median <= 1.5x the demo's, no call > 2 s):")
         for name in HUB_COMMANDS:
             ratio = statistics.median(hub_runs[name]) / statistics.median(demo_runs[name])

@@ -31,6 +31,7 @@ from transforms.facts import (
     slot_key,
     value_entity,
 )
+from transforms.question_cues import DATE_RELATION
 from transforms.text_date_facts import SLOT_KINDS, date_statements, prose, slot_values, stated_by_prose
 
 # The classifier already applied the intent threshold (GRAPHFEED_INTENT_THRESHOLD, by default its own calibrated one):
@@ -47,23 +48,11 @@ INTENT_RELATIONS: dict[str, tuple[str, str]] = {
     "status_update": ("REPORTED_STATUS", "reported status"),
     "close_deal": ("CLOSED_DEAL", "closed a deal"),
 }
-DATE_RELATION = "CONFIRMED_DATE_VALUE"
 FACT_KINDS = (
     {relation: "intent" for relation, _ in INTENT_RELATIONS.values()}
     | {DATE_RELATION: "text_date"}
     | {kind.predicate: "text_slot" for kind in SLOT_KINDS.values()}
 )
-# Word stems (connectors/graph/search.py's _stem) by which a question asks for an event relation: any set, all of it.
-EVENT_CUES: dict[str, tuple[frozenset[str], ...]] = {
-    "ESCALATED_RISK": (frozenset({"escalat"}),),
-    "CONFIRMED_DATE": (frozenset({"confirm"}),),
-    DATE_RELATION: (frozenset({"confirm"}),),
-    "DECIDED": (frozenset({"decid"}), frozenset({"decision"})),
-    "REJECTED": (frozenset({"reject"}),),
-    "REQUESTED_INFO": (frozenset({"request"}),),
-    "REPORTED_STATUS": (frozenset({"report", "status"}),),
-    "CLOSED_DEAL": (frozenset({"clos", "deal"}),),
-}
 
 _REPLY_PREFIX = re.compile(
     r"^\s*((re|aw|wg|fw|fwd|tr|rv|sv|vs|antw|答复|回复|转发)\s*(\[\d+\])?\s*[:：]\s*)+", re.IGNORECASE

@@ -48,18 +48,6 @@ SLOT_KINDS: dict[str, SlotKind] = {
     "target": SlotKind("HAS_TARGET_DATE", "target date", r"target\s+date|\w*termin"),
 }
 SLOT_RELATIONS = {kind.predicate: name for name, kind in SLOT_KINDS.items()}
-# Words by which a question asks for a slot ("when is the go-live of X", "wann ist die Frist"): any set, all of it.
-# Plain words; the search stems both sides (connectors/graph/search.py).
-SLOT_CUES: dict[str, tuple[frozenset[str], ...]] = {
-    "HAS_GO_LIVE_DATE": tuple(
-        frozenset(w.split())
-        for w in ("go live", "golive", "go-live", "launch", "livegang", "produktivstart", "inbetriebnahme")
-    ),
-    "HAS_DELIVERY_DATE": tuple(frozenset({w}) for w in ("delivery", "deliver", "liefertermin", "lieferung")),
-    "HAS_DEADLINE": tuple(frozenset({w}) for w in ("deadline", "due", "frist", "stichtag", "fällig")),
-    "HAS_RELEASE_DATE": tuple(frozenset({w}) for w in ("release", "releasetermin", "veröffentlichung")),
-    "HAS_TARGET_DATE": (frozenset({"target", "date"}), frozenset({"termin"}), frozenset({"zieltermin"})),
-}
 
 _NOUN = re.compile(
     r"(?<![\w-])(?:" + "|".join(f"(?P<{name}>{kind.words})" for name, kind in SLOT_KINDS.items()) + r")(?![\w])",

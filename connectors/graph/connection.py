@@ -1,14 +1,19 @@
-"""The read side's connection: the database drivers only (falkordb/redis client, neo4j driver), no graphiti_core.
+"""The read side's connection: the database drivers only (our RESP client for FalkorDB, the neo4j driver), no
+graphiti_core, no redis-py.
 
 Readers build their own Cypher (search_steps.py, episode_read.py, history.py, known_at.py) and never write, so they
 need neither graphiti's drivers nor its index builder: importing graphiti_core costs ~2 s per process (it pulls the
-openai client in), which made every `graphfeed search` a batch job (issue 29). The writer keeps graphiti's drivers
-(backend.py); both hand search the same shape: `.client`, `.provider`, `._database` and `build_fulltext_query`.
+openai client in), which made every `graphfeed search` a batch job (issue 29); redis-py and the falkordb client cost
+another ~0.2 s, so FalkorDB is read through resp.py. The writer keeps graphiti's drivers (backend.py); both hand search
+the same shape: `.client` (with `select_graph(g).ro_query`), `.provider`, `._database` and `build_fulltext_query`.
 """
 
+import asyncio
 import datetime as dt
 import enum
 import logging
+import sys
+import time
 from typing import Any, Protocol
 
 from connectors.graph.config import ConfigError, GraphConfig
@@ -18,6 +23,7 @@ from ground.identity import validate_group_id
 log = logging.getLogger(__name__)
 
 META_LABEL = "GraphfeedMeta"
+INDEX_WAIT_S = 120.0  # how long a read waits for indexes FalkorDB rebuilds after a boot
 
 
 class Provider(enum.Enum):
@@ -129,16 +135,18 @@ class ReadBackend:
                 self.config.neo4j_uri, auth=(self.config.neo4j_user, self.config.neo4j_password.get_secret_value())
             )
             return
-        from falkordb.asyncio import FalkorDB
+        from connectors.graph.resp import FalkorReadClient
 
         if backend == "falkordb-embedded":
             from connectors.graph.embedded_falkor import attach
 
             self.embedded = await attach(self.config)
-            self._falkor = FalkorDB(unix_socket_path=str(self.embedded.socket))
+            self._falkor = FalkorReadClient(unix_socket_path=str(self.embedded.socket))
         elif backend == "falkordb":
             password = self.config.falkor_password.get_secret_value() if self.config.falkor_password else None
-            self._falkor = FalkorDB(host=self.config.falkor_host, port=self.config.falkor_port, password=password)
+            self._falkor = FalkorReadClient(
+                host=self.config.falkor_host, port=self.config.falkor_port, password=password
+            )
         else:  # pragma: no cover - pydantic Literal guards this
             raise ConfigError(f"unknown graph backend {backend!r}")
 
@@ -171,10 +179,34 @@ class ReadBackend:
             return True
         if self._falkor is None:
             raise RuntimeError("ReadBackend.open() first")
-        if await self._falkor.connection.exists(group_id):
+        if await self._falkor.exists(group_id):
+            await self._indexes_ready(group_id)
             self._existing.add(group_id)
             return True
         return False
+
+    async def _indexes_ready(self, group_id: str) -> None:
+        """After a boot FalkorDB rebuilds a graph's indexes in the background, and until then the vector procedures
+        answer "Invalid arguments" (the first search after a boot came back degraded): wait for them, saying so on
+        stderr, up to INDEX_WAIT_S (then the search degrades as before). One ~1 ms query when they are ready."""
+        graph = self._falkor.select_graph(group_id)
+        started, noted = time.monotonic(), False
+        while True:
+            rows = (await graph.ro_query("CALL db.indexes() YIELD status RETURN status")).result_set
+            building = sum(1 for (status,) in rows if status != "OPERATIONAL")
+            if not building or time.monotonic() - started > INDEX_WAIT_S:
+                break
+            if not noted:
+                noted = True
+                print(
+                    f"graphfeed: {building} index(es) of graph {group_id!r} still building after a boot; waiting up "
+                    f"to {INDEX_WAIT_S:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            await asyncio.sleep(0.1)
+        if noted:
+            print(f"graphfeed: indexes built, waited {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
 
     async def query(self, group_id: str, cypher: str, **params: Any) -> list[dict[str, Any]]:
         """Run one parameterised read query, rows as dicts, on the group's graph."""

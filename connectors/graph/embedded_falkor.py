@@ -23,6 +23,7 @@ from typing import Any
 
 from connectors.graph import falkor_keeper as keeper
 from connectors.graph.config import ConfigError
+from connectors.graph.resp import LOADING_POLL_S, LOADING_WAIT_S, probe
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,7 @@ PID_NAME = keeper.PID_NAME
 LOG_NAME = keeper.LOG_NAME
 MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux
 DEFAULT_IDLE_SECONDS = 900.0
+LOADING_SILENT_S = 10.0  # a loading server that answers nothing for this long is taken for hung
 
 
 class FalkorStartError(RuntimeError):
@@ -38,16 +40,26 @@ class FalkorStartError(RuntimeError):
 
 
 def _ping(socket_path: Path, timeout: float = 1.0) -> bool:
-    import redis
+    """The server answers PING (a raw RESP PING: importing redis-py cost every read command ~0.2 s)."""
+    return probe(str(socket_path), timeout) == "PONG"
 
-    try:
-        client = redis.Redis(unix_socket_path=str(socket_path), socket_timeout=timeout, socket_connect_timeout=timeout)
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    except (redis.RedisError, OSError):
-        return False
+
+def wait_loaded(socket_path: Path, limit_s: float = LOADING_WAIT_S) -> None:
+    """A server still loading its append-only file (a big graph after a boot) answers LOADING: wait for it, saying
+    so on stderr, instead of taking it for a hung server."""
+    started = time.monotonic()
+    if probe(str(socket_path), timeout=LOADING_SILENT_S) != "LOADING":
+        return
+    print(f"graphfeed: graph is loading ({socket_path}); waiting up to {limit_s:.0f} s", file=sys.stderr, flush=True)
+    answered = started  # a loading server answers between chunks of its file: a slow PING is not a dead server
+    while time.monotonic() - started < limit_s and time.monotonic() - answered < LOADING_SILENT_S:
+        state = probe(str(socket_path), timeout=LOADING_SILENT_S)
+        if state == "PONG":
+            break
+        if state == "LOADING":
+            answered = time.monotonic()
+        time.sleep(LOADING_POLL_S)
+    print(f"graphfeed: graph is loading, waited {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
 
 
 def _redis_args(falkor_dir: Path, socket_path: Path) -> list[str]:
@@ -104,9 +116,10 @@ class EmbeddedFalkor:
     def running_pid(self) -> int | None:
         """pid of a healthy server for this home (pid file names a live redis-server AND the socket answers)."""
         pid = self._read_pid()
-        if pid is not None and keeper.is_redis(pid) and _ping(self.socket):
-            return pid
-        return None
+        if pid is None or not keeper.is_redis(pid):
+            return None
+        wait_loaded(self.socket)
+        return pid if _ping(self.socket) else None
 
     def _clean_stale(self) -> None:
         pid = self._read_pid()
@@ -172,6 +185,9 @@ class EmbeddedFalkor:
                     f"FalkorDB exited while starting (code {code}); log {self.log_file}:\n{self._log_tail()}"
                 )
             pid = self._read_pid()
+            if pid is not None and self.socket.exists() and probe(str(self.socket), 0.5) == "LOADING":
+                wait_loaded(self.socket)
+                deadline = time.monotonic() + self.start_timeout
             if pid is not None and self.socket.exists() and _ping(self.socket, timeout=0.5):
                 self.pid = pid
                 log.info("FalkorDB started for %s (pid %s, idle timeout %.0f s)", self.dir, pid, self.idle_timeout)

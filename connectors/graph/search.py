@@ -18,8 +18,7 @@ from connectors.graph.connection import as_datetime, fulltext_query, is_neo4j
 from connectors.graph.search_steps import Edge, SearchSteps
 from ground.identity import validate_group_id
 from ground.records import as_utc
-from transforms.intent_facts import EVENT_CUES
-from transforms.text_date_facts import SLOT_CUES
+from transforms.question_cues import EVENT_CUES, SLOT_CUES
 
 # History can outrank current facts in RRF; fetch more candidates than asked so "current first" has material.
 CANDIDATE_FACTOR = 3

@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import datetime as dt
 import re
+import sys
 from typing import Any
 
 from connectors.graph.connection import is_neo4j
@@ -73,10 +74,16 @@ class DatabaseStepError(Exception):
 
 
 def _database_errors() -> tuple[type[BaseException], ...]:
-    from neo4j.exceptions import Neo4jError
-    from redis.exceptions import ResponseError
+    """The read client's error reply, and Neo4j's and redis-py's when their drivers are loaded: a driver that is not
+    loaded raised nothing, and importing one to name its error would cost a degraded step ~0.1-0.2 s."""
+    from connectors.graph.resp import ResponseError
 
-    return ResponseError, Neo4jError
+    errors: list[type[BaseException]] = [ResponseError]
+    for module, name in (("neo4j.exceptions", "Neo4jError"), ("redis.exceptions", "ResponseError")):
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            errors.append(getattr(loaded, name))
+    return tuple(errors)
 
 
 class SearchSteps:

@@ -1,6 +1,7 @@
 """The read path imports only what reading needs (issue 29): each read command, run for real in a fresh interpreter on
 a written graph, leaves neither graphiti_core, openai, dagster nor spaCy in sys.modules. Importing them cost ~2 s of
-every `graphfeed search`."""
+every `graphfeed search`. On FalkorDB (the embedded default here) neither redis-py nor the falkordb client either: the
+read side speaks RESP itself (connectors/graph/resp.py); they cost ~0.2 s of CPU per command."""
 
 import json
 import os
@@ -14,7 +15,7 @@ from connectors.graph.config import GraphConfig
 from connectors.graph.sync_facade import SyncGraphWriter
 from tests.graph.scenario import MARCH, email_episode
 
-FORBIDDEN = ("graphiti_core", "openai", "dagster", "spacy")
+FORBIDDEN = ("graphiti_core", "openai", "dagster", "spacy", "redis", "falkordb")
 
 # Runs each command in turn and records, after each, the forbidden modules it brought in (first one to blame).
 PROBE = textwrap.dedent(
@@ -44,7 +45,7 @@ def written_home(graph_home):
     return graph_home
 
 
-def test_given_a_written_graph_when_each_read_command_runs_then_it_imports_no_graphiti_openai_dagster_or_spacy(
+def test_given_a_written_graph_when_each_read_command_runs_then_it_imports_no_graphiti_openai_dagster_spacy_or_redis(
     written_home,
 ):
     commands = [
@@ -80,3 +81,20 @@ def test_given_the_probe_when_a_forbidden_module_is_imported_then_it_is_named():
         timeout=120,
     )
     assert done.stdout.strip() == "True"
+
+
+def test_given_the_question_cues_when_compared_with_the_fact_builders_then_each_cued_relation_is_one_they_write():
+    """The cues live apart from the rules (transforms/question_cues.py, so that search does not import the fact
+    builders): a relation renamed there and not here would silently stop being ranked first."""
+    from transforms.intent_facts import FACT_KINDS
+    from transforms.question_cues import EVENT_CUES, SLOT_CUES
+
+    assert set(EVENT_CUES) <= {r for r, kind in FACT_KINDS.items() if kind in ("intent", "text_date")}
+    assert set(SLOT_CUES) == {r for r, kind in FACT_KINDS.items() if kind == "text_slot"}
+
+
+def test_given_a_fresh_interpreter_when_search_is_imported_then_the_fact_builders_are_not():
+    probe = "import sys, connectors.graph.search; print(sorted(m for m in sys.modules if m.endswith('_facts')))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
