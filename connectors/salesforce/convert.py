@@ -218,6 +218,7 @@ def _convert(
         "object": obj,
         "id": rid,
         "values": row.scalars(),
+        "deleted": False,  # always: a deleted row is a Deletion; kept so episodes stay byte-identical to before
         "created_at": created.isoformat() if created else None,
         "modified_at": updated.isoformat(),
         "owner": _person_dict(owner),
