@@ -35,7 +35,8 @@ def _sentence(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n))
 
 
-def write_jira(path: Path, rows: int, seed: int = 14) -> None:
+def write_jira(path: Path, rows: int, seed: int = 14, words: int = 40) -> None:
+    """`words`: of each description (a comment has 15); 40 gives ~700 bytes per row."""
     import csv
 
     rng = random.Random(seed)
@@ -83,14 +84,15 @@ def write_jira(path: Path, rows: int, seed: int = 14) -> None:
                     f"{day:02d}/Apr/26 10:00 AM",
                     "acme",
                     "migration",
-                    _sentence(rng, 40),
+                    _sentence(rng, words),
                     f"{day:02d}/Apr/26 7:10 AM;712020:00a9e4255a5b63067b76cbfb;{_sentence(rng, 15)}",
                     f"NW-{max(1, i)}",
                 ]
             )
 
 
-def write_salesforce(path: Path, rows: int, seed: int = 14) -> None:
+def write_salesforce(path: Path, rows: int, seed: int = 14, words: int = 40) -> None:
+    """`words`: of each description; 40 gives ~560 bytes per row."""
     import csv
 
     rng = random.Random(seed)
@@ -120,7 +122,7 @@ def write_salesforce(path: Path, rows: int, seed: int = 14) -> None:
                     "false",
                     "0018d00000AcmeCAAR",
                     f"Acme - {_sentence(rng, 4)}",
-                    _sentence(rng, 40),
+                    _sentence(rng, words),
                     rng.choice(["Prospecting", "Negotiation/Review", "Closed Won"]),
                     str(rng.randint(1000, 900000)),
                     "USD",

@@ -49,6 +49,7 @@ def record_currency(row: Row, org_currency: str | None) -> str | None:
 LABELS = {"StageName": "Stage", "ForecastCategoryName": "Forecast category", "IsPrimary": "Primary"}
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _label(field: str) -> str:
     if field in LABELS:
         return LABELS[field]
