@@ -135,6 +135,7 @@ class Row:
         # canonical name -> value of the column that spelling finds, nulls left out: one lookup per get()
         self._present = {c: self.values[k] for c, k in self._index.items() if not is_null(self.values[k])}
         self._scalars: dict[str, Any] | None = None
+        self.dotted = any("." in k for k in self.values)  # relationship columns (``Owner.Name``) present
 
     def get(self, *names: str) -> Any:
         """The first non-null value among the names (tries each spelling), else None."""
