@@ -263,22 +263,12 @@ class SourceApisResource(dg.ConfigurableResource):
         return api_reader(source, self.settings_of(source))
 
     def saved_checkpoint(self, source: str, staging: Staging):
-        """The last finished API read's checkpoint (Jira: keys of its last full listing), if this source keeps one."""
-        from connectors.registry import carried_checkpoint
+        """The last finished API read's checkpoint (Jira: keys of its last full listing): flow/state.py keeps it."""
+        from flow.state import load_checkpoint
 
-        kind = carried_checkpoint(source)
-        path = staging.root / source / "api_checkpoint.json"
-        if kind is None or not path.exists():
-            return None
-        return kind.model_validate_json(path.read_text())
+        return load_checkpoint(staging, source)
 
     def save_checkpoint(self, source: str, staging: Staging, checkpoint) -> None:
-        from connectors.registry import carried_checkpoint
+        from flow.state import save_checkpoint
 
-        if carried_checkpoint(source) is None or checkpoint is None or checkpoint.has_more:
-            return
-        path = staging.root / source / "api_checkpoint.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(checkpoint.model_dump_json())
-        tmp.replace(path)
+        save_checkpoint(staging, source, checkpoint)

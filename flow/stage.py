@@ -87,9 +87,6 @@ def stage_raw_records(
                 failures.write(item)
                 classes[item.error_class.value] += 1
                 continue
-            if item.fields.get("deleted") is True:  # a deleted row (Salesforce IsDeleted) is a tombstone
-                tombstones.write(Tombstone(source_key=item.source_key, at=item.updated_at, reason="deleted"))
-                continue
             stats.records_read += 1
             placed = False
             for key, (start, end) in windows.items():

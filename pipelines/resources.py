@@ -1,6 +1,7 @@
 """The resources of the code location, built from the environment (see README, "Configuration"); their types live in
 assets/resources.py. Secrets only ever through dagster.EnvVar."""
 
+import copy
 import os
 
 import dagster as dg
@@ -136,6 +137,23 @@ def _api_value(field: str, annotation: object, default: object) -> object:
     if annotation == dict[str, list[str]]:
         return _object_fields(settings.env_list(name))
     return raw
+
+
+def source_settings(source: str) -> dict[str, object]:
+    """A source's settings from the environment as plain values (its `<source>_*` SourceApisResource fields, prefix
+    removed, secrets read as they are): what the CLI builds a reader from without building a Dagster resource; the
+    same values as the resource's `settings_of` (a contract test checks they agree)."""
+    prefix = f"{source}_"
+    out: dict[str, object] = {}
+    for name, info in SourceApisResource.model_fields.items():
+        if not name.startswith(prefix):
+            continue
+        if name.endswith(SECRET_SUFFIXES):
+            value = os.environ.get(api_env_name(name)) or None
+        else:
+            value = copy.deepcopy(_api_value(name, info.annotation, info.default))
+        out[name.removeprefix(prefix)] = value
+    return out
 
 
 def api_resources() -> dict[str, dg.ConfigurableResource]:

@@ -50,7 +50,7 @@ from connectors.salesforce.convert import SOURCE, convert_row, failure
 from connectors.salesforce.directory import Directory, sid
 from connectors.salesforce.values import Row, flatten, parse_bool
 from ground.contract import Item, TimeWindow
-from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.records import ErrorClass, Origin, RecordFailure
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ class SalesforceApiReader(SalesforceApiSession):
 
     def read(
         self, window: TimeWindow | None = None, checkpoint: SalesforceApiCheckpoint | None = None
-    ) -> Generator[SourceRecord | RecordFailure, None, SalesforceApiCheckpoint]:
+    ) -> Generator[Item, None, SalesforceApiCheckpoint]:
         start = window.start if window else None
         end = window.end if window else None
         resume = (

@@ -1,8 +1,8 @@
-"""One Salesforce row (flat columns, any API/export spelling) -> one SourceRecord, or a RecordFailure saying why not.
+"""One Salesforce row (flat columns, any API/export spelling) -> one SourceRecord, a Deletion for an `IsDeleted` row,
+or a RecordFailure saying why not.
 
 Shared by the export reader and the API reader, so a row keys and reads the same however it arrived:
-source_key ``<Object>:<18-char Id>``, version = its SystemModstamp (a later change is a new version; a deleted row is a
-tombstone version), actor = owner, else last modifier, else creator, resolved to a person with a normalised email.
+source_key ``<Object>:<18-char Id>``, version = its SystemModstamp (a later change is a new version), actor = owner, else last modifier, else creator, resolved to a person with a normalised email.
 """
 
 import datetime as dt
@@ -14,7 +14,7 @@ from connectors.salesforce.history import field_changes
 from connectors.salesforce.objects import OBJECTS, SYSTEM_FIELDS, ObjectSpec, spec_for
 from connectors.salesforce.values import Row, canonical, is_null, money, parse_bool
 from ground.identity import SALESFORCE_PREFIXES, normalise_email
-from ground.records import Actor, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
+from ground.records import Actor, Deletion, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 
 SOURCE = "salesforce"
 SYSTEM_ACTOR = Actor(type="system", id="salesforce", name="Salesforce")
@@ -49,6 +49,7 @@ def record_currency(row: Row, org_currency: str | None) -> str | None:
 LABELS = {"StageName": "Stage", "ForecastCategoryName": "Forecast category", "IsPrimary": "Primary"}
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _label(field: str) -> str:
     if field in LABELS:
         return LABELS[field]
@@ -153,7 +154,7 @@ def convert_row(
     origin: Origin,
     instance_url: str | None = None,
     currency: str | None = None,
-) -> SourceRecord | RecordFailure:
+) -> SourceRecord | Deletion | RecordFailure:
     """currency: the org's currency (GRAPHFEED_SALESFORCE_CURRENCY) for rows without a CurrencyIsoCode."""
     """Never raises: anything unexpected in a row becomes a RecordFailure for that row."""
     row = Row(values)
@@ -178,7 +179,7 @@ def _convert(
     origin: Origin,
     instance_url: str | None,
     currency: str | None,
-) -> SourceRecord | RecordFailure:
+) -> SourceRecord | Deletion | RecordFailure:
     spec = spec_for(obj)
     created = row.when("CreatedDate")
     updated = row.when(*UPDATED_FIELDS)
@@ -192,7 +193,8 @@ def _convert(
         )
     updated = updated or own_date
     occurred = (own_date or created or updated) if spec.event else (row.when("LastModifiedDate") or updated)
-    deleted = parse_bool(row.get("IsDeleted") or False)
+    if parse_bool(row.get("IsDeleted") or False):  # the recycle bin's row: a deletion like every source reports
+        return Deletion(source=SOURCE, source_key=key, kind=spec.kind, reason="deleted", detected_at=updated)
     actor, owner = _actor(row, directory, spec)
 
     participants: list[Participant] = []
@@ -211,13 +213,13 @@ def _convert(
     history = sorted(directory.history.get(rid, []), key=lambda c: (c["at"], c.get("field") or "", c.get("row") or ""))
     comments = sorted(directory.comments.get(rid, []), key=lambda c: (c["at"] or "", c.get("id") or ""))
     title = _title(row, spec, directory, contact, related)
-    body = _body(row, spec, obj, owner, account, contact, related, history, comments, deleted, updated, currency)
+    body = _body(row, spec, obj, owner, account, contact, related, history, comments, currency)
 
     fields: dict[str, Any] = {
         "object": obj,
         "id": rid,
         "values": row.scalars(),
-        "deleted": deleted,
+        "deleted": False,  # always: a deleted row is a Deletion; kept so episodes stay byte-identical to before
         "created_at": created.isoformat() if created else None,
         "modified_at": updated.isoformat(),
         "owner": _person_dict(owner),
@@ -246,7 +248,7 @@ def _convert(
         source=SOURCE,
         kind=spec.kind,
         source_key=key,
-        version=updated.strftime("%Y%m%dT%H%M%S.%fZ") + ("-deleted" if deleted else ""),
+        version=updated.strftime("%Y%m%dT%H%M%S.%fZ"),
         url=f"{instance_url.rstrip('/')}/{rid}" if instance_url else None,
         title=title,
         body=body,
@@ -264,7 +266,7 @@ def _convert(
 def _primary_until(obj: str, row: Row, directory: Directory, created: dt.datetime | None) -> dt.datetime | None:
     """When a role that is no longer primary stopped being so: its LastModifiedDate, if it was created before that and
     another primary role of the same opportunity/account starts exactly then (see docs/architecture.md)."""
-    if parse_bool(row.get("IsPrimary") or False) or parse_bool(row.get("IsDeleted") or False):
+    if parse_bool(row.get("IsPrimary") or False):
         return None
     modified = row.when("LastModifiedDate")
     if created is None or modified is None or created >= modified:
@@ -298,12 +300,10 @@ def _body(
     related: list[dict],
     history: list[dict],
     comments: list[dict],
-    deleted: bool,
-    updated: dt.datetime,
     currency: str | None,
 ) -> str:
     lines: list[str] = []
-    if spec.name == "EmailMessage" and not deleted:
+    if spec.name == "EmailMessage":
         # The mail's own text only, so it fingerprints like the same mail from the email export (dedup).
         text = row.text("TextBody")
         if not text and row.text("HtmlBody"):
@@ -311,8 +311,6 @@ def _body(
 
             text = BeautifulSoup(row.text("HtmlBody"), "lxml").get_text("\n").strip()
         return text or ""
-    if deleted:
-        lines.append(f"This {obj} was deleted in Salesforce (recorded {updated:%Y-%m-%d %H:%M} UTC).")
     head = [f"Salesforce {obj}"]
     if account and account.get("name") and obj != "Account":
         head.append(f"account {account['name']}")

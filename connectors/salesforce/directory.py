@@ -123,6 +123,8 @@ class Directory(BaseModel):
 
     def learn_relations(self, row: Row) -> None:
         """Relationship columns from the API (``Owner.Name``, ``Owner.Email``) fill the same maps."""
+        if not row.dotted:  # a Data Export CSV has no relationship columns: nothing to learn (a third of pass 1)
+            return
         for rel in ("Owner", "CreatedBy", "LastModifiedBy", "Contact", "Who"):
             rid = sid(row.get(f"{rel}Id" if rel != "Who" else "WhoId"))
             name, email = row.text(f"{rel}.Name"), row.text(f"{rel}.Email")

@@ -19,7 +19,7 @@ from connectors.salesforce.export_files import RowItem, csv_rows, json_rows
 from connectors.salesforce.objects import CHILDREN, DIRECTORY_ONLY, HISTORY_CHILDREN
 from connectors.salesforce.values import canonical, org_currency
 from ground.contract import FileCheckpoint, Item, TimeWindow
-from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
+from ground.records import Deletion, ErrorClass, Origin, RecordFailure, SourceRecord
 
 SUFFIXES = {".csv": csv_rows, ".json": json_rows}
 SUBQUERY_CHILDREN = {
@@ -57,7 +57,7 @@ class SalesforceExportReader:
 
     def read(
         self, window: TimeWindow | None = None, checkpoint: FileCheckpoint | None = None
-    ) -> Generator[SourceRecord | RecordFailure, None, FileCheckpoint]:
+    ) -> Generator[Item, None, FileCheckpoint]:
         """One export unit at a time (a zip, or the loose files of one folder): its own Directory, so two weekly
         snapshots never mix their histories."""
         done = list(checkpoint.files_done) if checkpoint else []
@@ -100,7 +100,9 @@ class SalesforceExportReader:
             record = convert_row(obj, row, directory, origin, self.instance_url, self.currency)
             if isinstance(record, SourceRecord):
                 converted.add(record.fields["id"])
-            if window is None or isinstance(record, RecordFailure) or window.contains(record.updated_at):
+            elif isinstance(record, Deletion):  # its orphaned children make no partial parent either
+                converted.add(record.source_key.partition(":")[2])
+            if window is None or _in_window(record, window):
                 yield record
         for record in partial_parents(directory, orphans, converted, self.instance_url, self.currency):
             if window is None or window.contains(record.updated_at):
@@ -180,6 +182,15 @@ class SalesforceExportReader:
                     yield from guarded(self.source, origin, rows)
                 except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
                     yield failure(origin, ErrorClass.parse_error, f"zip member cannot be read: {exc}")
+
+
+def _in_window(item: Item, window: TimeWindow) -> bool:
+    """Failures always come; a record by its update time, a deletion by when it was deleted."""
+    if isinstance(item, SourceRecord):
+        return window.contains(item.updated_at)
+    if isinstance(item, Deletion):
+        return item.detected_at is None or window.contains(item.detected_at)
+    return True
 
 
 def _is_zip(path: Path) -> bool:

@@ -160,8 +160,6 @@ def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
     eps = [episode.id]
     b = _Builder()
     actor = b.entity(person_entity(g, episode.actor, SOURCE))
-    if fields.get("deleted"):
-        return b.result()  # a tombstone states nothing new; the ledger retires its facts
     rid, kind = fields.get("id") or "", meta.kind
     created = _when(fields.get("created_at")) or episode.timestamp
     modified = (

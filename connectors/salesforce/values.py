@@ -26,7 +26,12 @@ def canonical(name: str) -> str:
 
 
 def is_null(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and value.strip() in NULLS)
+    if value is None:
+        return True
+    if not isinstance(value, str):
+        return False
+    # strip() only when an end is blank: the common cell is neither, and this runs for every cell of every row
+    return value in NULLS or ((value[:1].isspace() or value[-1:].isspace()) and value.strip() in NULLS)
 
 
 def parse_datetime(value: Any) -> dt.datetime | None:
@@ -38,7 +43,13 @@ def parse_datetime(value: Any) -> dt.datetime | None:
         return None
     if isinstance(value, dt.datetime):
         return as_utc(value)
-    text = str(value).strip().replace(" ", "T", 1)
+    return _parse_text(str(value))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _parse_text(value: str) -> dt.datetime:
+    """Cached: an export's rows share their dates (a bulk load stamps thousands of rows alike); ValueError uncached."""
+    text = value.strip().replace(" ", "T", 1)
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
     text = _OFFSET.sub(r"\1:\2", text)
@@ -121,13 +132,17 @@ class Row:
     def __init__(self, values: Mapping[str, Any]):
         self.values = dict(values)
         self._index = {canonical(k): k for k in self.values}
+        # canonical name -> value of the column that spelling finds, nulls left out: one lookup per get()
+        self._present = {c: self.values[k] for c, k in self._index.items() if not is_null(self.values[k])}
+        self._scalars: dict[str, Any] | None = None
+        self.dotted = any("." in k for k in self.values)  # relationship columns (``Owner.Name``) present
 
     def get(self, *names: str) -> Any:
         """The first non-null value among the names (tries each spelling), else None."""
         for name in names:
-            key = self._index.get(canonical(name))
-            if key is not None and not is_null(self.values[key]):
-                return self.values[key]
+            value = self._present.get(canonical(name))
+            if value is not None:
+                return value
         return None
 
     def text(self, *names: str) -> str | None:
@@ -147,9 +162,12 @@ class Row:
         return None
 
     def scalars(self) -> dict[str, Any]:
-        """Every non-null scalar column, JSON-safe (what goes into SourceRecord.fields['values'])."""
-        return {
-            k: clean_value(v)
-            for k, v in self.values.items()
-            if not k.startswith("_") and not isinstance(v, (list, dict)) and not is_null(v)
-        }
+        """Every non-null scalar column, JSON-safe (what goes into SourceRecord.fields['values']); a copy of the
+        row's one computation (the converter asks twice per row)."""
+        if self._scalars is None:
+            self._scalars = {
+                k: clean_value(v)
+                for k, v in self.values.items()
+                if not k.startswith("_") and not isinstance(v, (list, dict)) and not is_null(v)
+            }
+        return dict(self._scalars)

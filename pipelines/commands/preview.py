@@ -23,10 +23,12 @@ def preview_config(args: argparse.Namespace):
 
 
 def export_reader(source: str, paths: list[str]):
-    """The export reader of a source's files, configured from the environment (ValueError: unusable setting)."""
-    from pipelines.resources import api_resources
+    """The export reader of a source's files, configured from the environment (ValueError: unusable setting); no
+    Dagster resource is built for it."""
+    from connectors.registry import configured_export_reader
+    from pipelines.resources import source_settings
 
-    return api_resources()["apis"].export_reader(source, paths)
+    return configured_export_reader(source, paths, source_settings(source))
 
 
 @contextmanager

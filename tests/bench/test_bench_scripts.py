@@ -52,3 +52,15 @@ def test_the_intent_agreement_bench_reports_the_second_pass_on_every_split():
     out = run_bench("intent_agreement.py")
     assert "second pass vs the labels, eval" in out and "second pass vs the labels, train" in out, out
     assert "not in the second pass 0" in out, out
+
+
+@pytest.mark.slow
+def test_the_csv_bench_prints_the_contract_inputs_against_the_stated_rate():
+    # when the contract mode runs on 1 % of the slow tier's inputs
+    out = run_bench("csv_bench.py", "--contract", "--scale", "0.01")
+    # then each input has a row with its rate against docs/capacity.md's and the guard's
+    rows = {
+        line.split()[0]: line for line in out.splitlines() if line.split()[:1] in (["salesforce"], ["jira"], ["email"])
+    }
+    assert set(rows) == {"salesforce", "jira", "email"}, out
+    assert all(line.count("x") >= 3 for line in rows.values()) and "x stated" in out, out

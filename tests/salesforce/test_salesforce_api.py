@@ -19,7 +19,7 @@ from connectors.salesforce import (
     SalesforceLimitError,
 )
 from ground.contract import TimeWindow, split
-from ground.records import ErrorClass
+from ground.records import Deletion, ErrorClass
 from tests.salesforce.fake_salesforce import FakeSalesforce
 from tests.salesforce.fake_tables import load_export
 from tests.salesforce.fake_tls import make_certificate, server_context
@@ -230,13 +230,14 @@ def test_given_more_rows_than_a_page_when_read_then_next_records_url_pages_and_c
     assert sum(1 for _, p in fake.log if "/query/01gFAKE" in p) == 3
 
 
-def test_given_deleted_rows_when_read_then_queryall_brings_tombstones_with_their_history(fake, tls):
+def test_given_deleted_rows_when_read_then_queryall_brings_them_as_deletions(fake, tls):
     window = TimeWindow(start=dt.datetime(2026, 6, 9, tzinfo=UTC), end=dt.datetime(2026, 6, 12, tzinfo=UTC))
     items, _ = drain(SalesforceApiReader(settings(fake, tls, objects=["Case"])), window=window)
     records, failures = split(items)
     cases = {r.title: r for r in records}
-    assert not failures and set(cases) == {"Nightly load fails", "Duplicate"}
-    assert cases["Duplicate"].version.endswith("-deleted") and cases["Duplicate"].fields["deleted"] is True
+    assert not failures and set(cases) == {"Nightly load fails"}
+    deletions = [item for item in items if isinstance(item, Deletion)]
+    assert [(d.kind, d.reason) for d in deletions] == [("case", "deleted")] and deletions[0].detected_at is not None
     live = cases["Nightly load fails"]
     assert live.actor.id == "michael.chen@northwind.example"
     assert live.fields["account"]["name"] == "Acme Corp" and live.fields["account"]["domain"] == "acme.example"

@@ -8,7 +8,7 @@ from pathlib import Path
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.values import parse_datetime
 from ground.contract import TimeWindow, split
-from ground.records import ErrorClass
+from ground.records import Deletion, ErrorClass
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample" / "exports" / "salesforce"
@@ -105,12 +105,16 @@ def test_given_semicolon_cp1252_and_deleted_rows_when_read_then_tombstone_and_na
             "0178d00000ChAaa;5008d00000CsAaa;Status;;New;2026-04-01T10:00:00.000Z\n",
         },
     )
-    records, failures = read(path)
+    items = list(SalesforceExportReader([path]).read(None))
+    records, failures = split(items)
     assert not failures
     cases = {r.title: r for r in records if r.kind == "case"}
     assert cases["Café login broken"].actor.id == "sarah.okafor@northwind.example"
     assert "Reset the password" in cases["Café login broken"].body
-    assert cases["Old"].fields["deleted"] is True and cases["Old"].version.endswith("-deleted")
+    assert "Old" not in cases  # the deleted row is a Deletion, not a record
+    assert [(d.source_key, d.kind, d.reason, d.detected_at) for d in items if isinstance(d, Deletion)] == [
+        ("Case:5008d00000CsBbbAAF", "case", "deleted", dt.datetime(2026, 4, 2, 10, tzinfo=UTC))
+    ]
     assert cases["Café login broken"].source_key == "Case:5008d00000CsAaaAAF"
 
 

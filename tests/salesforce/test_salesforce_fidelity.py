@@ -15,6 +15,7 @@ import pytest
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.directory import sid
 from ground.contract import split
+from ground.records import Deletion
 from tests.fidelity import below, corpus_dir, report, token_recall
 from transforms.build import record_text
 
@@ -73,7 +74,9 @@ def measure(root: Path) -> tuple[list[tuple[str, float, str, str]], list[str]]:
         wanted = source_texts(path)
         if not wanted:
             continue
-        records, failures = split(SalesforceExportReader([path]).read())
+        items = list(SalesforceExportReader([path]).read())
+        records, failures = split(items)
+        deleted = {item.source_key.split(":", 1)[-1] for item in items if isinstance(item, Deletion)}
         content: dict[str, str] = {}
         for record in records:
             content[record.fields["id"]] = content.get(record.fields["id"], "") + "\n" + record_text(record)
@@ -84,7 +87,7 @@ def measure(root: Path) -> tuple[list[tuple[str, float, str, str]], list[str]]:
             source = "\n".join(texts)
             if rid in content:
                 scores.append((f"{name}::{rid}", token_recall(source, content[rid]), source, content[rid]))
-            elif rid not in failed and not whole_file_failed:
+            elif rid not in failed and rid not in deleted and not whole_file_failed:  # a deletion has no episode
                 lost.append(f"{name}::{rid}: no episode and no failure")
     return scores, lost
 
