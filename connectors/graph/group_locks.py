@@ -83,7 +83,9 @@ class PostgresGroupLocks:
     def __init__(self, url: str, poll_seconds: float = POLL_SECONDS):
         import sqlalchemy as sa
 
-        self.engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+        # autocommit: the session holds the lock, not a transaction left open (which idle_in_transaction_session_timeout
+        # would end, and the lock with it); NullPool: closing the connection really ends the session.
+        self.engine = sa.create_engine(url, poolclass=sa.pool.NullPool, isolation_level="AUTOCOMMIT")
         self.poll_seconds = poll_seconds
 
     def _try(self, conn: Any, key: int) -> bool:
