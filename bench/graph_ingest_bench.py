@@ -2,7 +2,7 @@
 against a naive loop of graphiti `.save()` calls over the same kind of episodes, measured in the same run.
 
 usage: python bench/graph_ingest_bench.py [--n 10000] [--batch 500] [--baseline-n 200] [--sample 2000] [--new-only]
-       python bench/graph_ingest_bench.py --groups --n 2000 --batch 500 [--main-tree ../main] [--profile]
+       python bench/graph_ingest_bench.py --groups --n 2000 --batch 500 [--main-tree ../main] [--profile] [--ort-threads 1]
 Prints episodes/second for both, their ratio (target >= 10x), and peak RSS (this process and the FalkorDB child),
 twice: end to end (the local MiniLM embeds inside the timing; on CPU it is most of the cost for both paths), and for
 the write path alone (every vector already computed, the same cache for both), which is what bulk writing changes.
@@ -151,8 +151,11 @@ def main() -> None:
     parser.add_argument("--new-only", action="store_true", help="bulk path only as now (onnx, batch 128, pipelined)")
     parser.add_argument("--groups", action="store_true", help="one writer per group: 1 vs 2 groups, and main's code")
     parser.add_argument("--main-tree", default="", help="with --groups: a checkout of main measured in the same run")
-    parser.add_argument("--profile", action="store_true", help="with --groups: a cProfile of one writer, by step")
+    parser.add_argument("--profile", action="store_true", help="with --groups: CPU of one writer, per step")
+    parser.add_argument("--ort-threads", type=int, default=0, help="with --groups: ONNX Runtime threads per writer")
     args = parser.parse_args()
+    if args.ort_threads:
+        os.environ["GRAPHFEED_BENCH_ORT_THREADS"] = str(args.ort_threads)
     if args.groups:
         from graph_groups import run
 

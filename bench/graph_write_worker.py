@@ -22,6 +22,15 @@ sys.path[:0] = [TREE, str(Path(__file__).resolve().parent)]
 
 from synthetic_mail import synthetic_episodes  # noqa: E402
 
+if os.environ.get("GRAPHFEED_BENCH_ORT_THREADS"):  # --ort-threads: ONNX Runtime intra-op threads per writer
+    import functools
+
+    from transforms.minilm.onnx_pass import OnnxMiniLM
+
+    OnnxMiniLM.__init__ = functools.partialmethod(  # type: ignore[method-assign]
+        OnnxMiniLM.__init__, threads=int(os.environ["GRAPHFEED_BENCH_ORT_THREADS"])
+    )
+
 from connectors.graph.config import GraphConfig  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
 
