@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from pydantic import PrivateAttr
+from pydantic import PrivateAttr, SecretStr
 
 from flow.ingest import IngestLimits
 from flow.staging import Staging
@@ -154,10 +154,14 @@ class GraphResource(dg.ConfigurableResource):
             intent_fact_threshold=self.intent_fact_threshold,
         )
 
-    def writer(self, home: Path):
+    def writer(self, home: Path, ledger_url: str | None = None):
+        """`ledger_url`: the ledger's URL; on PostgreSQL the per-group write locks are its advisory locks."""
         from connectors.graph.sync_facade import SyncGraphWriter
 
-        return SyncGraphWriter(self.graph_config(home))
+        config = self.graph_config(home)
+        if ledger_url and ledger_url.startswith("postgresql"):
+            config = config.model_copy(update={"write_lock_url": SecretStr(ledger_url)})
+        return SyncGraphWriter(config)
 
 
 class LedgerResource(dg.ConfigurableResource):

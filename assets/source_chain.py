@@ -23,6 +23,7 @@ from assets.resources import (
     IntentModelResource,
     LedgerResource,
     SourceApisResource,
+    plain_value,
 )
 from connectors.graph.config import EmbedderMismatch
 from flow.episodes import stage_episodes
@@ -30,7 +31,12 @@ from flow.ingest import ingest
 from flow.stage import stage_raw_records
 from flow.staging import EPISODES, FAILURES, RAW
 
-GRAPH_POOL = "graph_write"
+
+def graph_pool(source: str) -> str:
+    """One graph step per source at a time (two runs of a source would claim the same backlog). Writes to one group
+    are serialised by the writer's per-group lock (connectors/graph/group_locks.py), not by this pool, so sources
+    writing to different groups write in parallel."""
+    return f"graph_write_{source}"
 
 
 def _preview(episodes) -> str:
@@ -194,7 +200,7 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
         deps=[episodes],
         tags=tags,
         kinds={"graphiti"},
-        pool=GRAPH_POOL,
+        pool=graph_pool(source),
         check_specs=[
             dg.AssetCheckSpec(
                 "embedder_matches",
@@ -222,7 +228,7 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
         ingest_config: IngestConfig,
     ) -> dg.MaterializeResult:
         limits = ingest_config.limits()
-        with ledger.open(home.root) as book, graph.writer(home.root) as writer:
+        with ledger.open(home.root) as book, graph.writer(home.root, plain_value(ledger.url)) as writer:
             try:
                 stats = ingest(
                     book,

@@ -2,6 +2,7 @@
 against a naive loop of graphiti `.save()` calls over the same kind of episodes, measured in the same run.
 
 usage: python bench/graph_ingest_bench.py [--n 10000] [--batch 500] [--baseline-n 200] [--sample 2000] [--new-only]
+       python bench/graph_ingest_bench.py --groups --n 2000 --batch 500 [--main-tree ../main] [--profile] [--ort-threads 1]
 Prints episodes/second for both, their ratio (target >= 10x), and peak RSS (this process and the FalkorDB child),
 twice: end to end (the local MiniLM embeds inside the timing; on CPU it is most of the cost for both paths), and for
 the write path alone (every vector already computed, the same cache for both), which is what bulk writing changes.
@@ -13,7 +14,6 @@ import argparse
 import asyncio
 import datetime as dt
 import os
-import random
 import resource
 import shutil
 import sys
@@ -24,61 +24,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
+from synthetic_mail import synthetic_episodes  # noqa: E402
 
 from connectors.graph.config import GraphConfig  # noqa: E402
 from connectors.graph.embedders import NumpyMiniLMEmbedder  # noqa: E402
 from connectors.graph.to_graphiti import entity_edge, entity_node, episodic_node, mention_edge  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
 from connectors.registry import episode_facts  # noqa: E402
-from ground.records import Actor, Participant  # noqa: E402
-from transforms.episode import Episode, EpisodeMetadata, episode_id  # noqa: E402
+from transforms.episode import Episode  # noqa: E402
 from transforms.minilm import shared_minilm  # noqa: E402
 
 UTC = dt.UTC
-FIRST = ["Dana", "Tom", "Priya", "Lee", "Ana", "Omar", "Mei", "Jonas", "Sara", "Ravi", "Ines", "Kofi"]
-LAST = ["Whitfield", "Berger", "Nair", "Park", "Silva", "Haddad", "Chen", "Vogel", "Ruiz", "Iyer"]
-DOMAINS = ["acme.example", "globex.example", "initech.example", "umbrella.example"]
-TOPICS = ["Q2 budget", "release plan", "renewal terms", "incident review", "hiring", "roadmap", "pricing", "audit"]
-
-
-def synthetic_episodes(n: int, group_id: str, seed: int = 7) -> list[Episode]:
-    rng = random.Random(seed)
-    people = [(f"{f} {last}", f"{f.lower()}.{last.lower()}@{rng.choice(DOMAINS)}") for f in FIRST for last in LAST]
-    start = dt.datetime(2026, 1, 1, tzinfo=UTC)
-    out = []
-    for i in range(n):
-        name, email = rng.choice(people)
-        to = rng.sample(people, rng.randint(1, 3))
-        when = start + dt.timedelta(minutes=37 * i)
-        topic = rng.choice(TOPICS)
-        key = f"<bench-{i}@{email.split('@')[1]}>"
-        out.append(
-            Episode(
-                id=episode_id("email", key, "1"),
-                group_id=group_id,
-                timestamp=when,
-                source="email",
-                actor=Actor(type="human", id=email, name=name, email=email),
-                intent="fyi",
-                intent_confidence=0.5,
-                content=f"{topic}: update {i} from {name}.",
-                fingerprint=f"fp-{i}",
-                references=[f"jira:PHX-{rng.randint(1, 300)}"] if rng.random() < 0.3 else [],
-                metadata=EpisodeMetadata(
-                    source_key=key,
-                    kind="email",
-                    version="1",
-                    title=topic,
-                    occurred_at=when,
-                    updated_at=when,
-                    parent_key=f"<bench-{i - 1}@x>" if i and rng.random() < 0.4 else None,
-                    participants=[Participant(role="to", actor=Actor(id=e, name=nm, email=e)) for nm, e in to],
-                ),
-            )
-        )
-    return out
-
-
 CPU: dict[str, float] = {}  # title -> CPU seconds (this process + the FalkorDB child) of the last timed run
 
 
@@ -193,7 +149,22 @@ def main() -> None:
     parser.add_argument("--baseline-n", type=int, default=200, help="episodes for the naive .save() loop")
     parser.add_argument("--sample", type=int, default=2000, help="distinct texts for the embedding levers")
     parser.add_argument("--new-only", action="store_true", help="bulk path only as now (onnx, batch 128, pipelined)")
+    parser.add_argument("--groups", action="store_true", help="one writer per group: 1 vs 2 groups, and main's code")
+    parser.add_argument("--main-tree", default="", help="with --groups: a checkout of main measured in the same run")
+    parser.add_argument("--profile", action="store_true", help="with --groups: CPU of one writer, per step")
+    parser.add_argument("--ort-threads", type=int, default=0, help="with --groups: ONNX Runtime threads per writer")
     args = parser.parse_args()
+    if args.ort_threads:
+        os.environ["GRAPHFEED_BENCH_ORT_THREADS"] = str(args.ort_threads)
+    if args.groups:
+        from graph_groups import run
+
+        root = Path(tempfile.mkdtemp(prefix="gfg-"))
+        try:
+            run(args.n, args.batch, root, Path(args.main_tree) if args.main_tree else None, args.profile)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        return
 
     root = Path(tempfile.mkdtemp(prefix="gfb-"))
     try:

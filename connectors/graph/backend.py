@@ -90,8 +90,7 @@ class GraphBackend:
                 database=self.config.neo4j_database,
             )
             await self._await_init(self._neo4j)
-            await self._neo4j.build_indices_and_constraints()
-            await ensure_vector_indexes(self._neo4j, "", self.config.embedding_dim)
+            await _neo4j_schema(self._neo4j, self.config.embedding_dim)
         else:  # pragma: no cover - pydantic Literal guards this
             raise ConfigError(f"unknown graph backend {backend!r}")
 
@@ -181,3 +180,19 @@ class GraphBackend:
             if rows.result_set and rows.result_set[0][0]:
                 found.append(name)
         return sorted(found)
+
+
+async def _neo4j_schema(driver: Any, dim: int, attempts: int = 3) -> None:
+    """Indexes and constraints, idempotent. Two writers opening a fresh server at once (one per group, in parallel)
+    can both pass `IF NOT EXISTS` and one is told EquivalentSchemaRuleAlreadyExists: then the rule exists, and the
+    next attempt finds it."""
+    from neo4j.exceptions import ClientError
+
+    for attempt in range(attempts):
+        try:
+            await driver.build_indices_and_constraints()
+            await ensure_vector_indexes(driver, "", dim)
+            return
+        except ClientError as exc:
+            if "AlreadyExists" not in (exc.code or "") or attempt == attempts - 1:
+                raise

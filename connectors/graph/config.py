@@ -44,6 +44,9 @@ class GraphConfig(BaseModel):
     # Intent facts ("X escalated a risk on Y") only from episodes whose intent confidence reaches this; 0 = every
     # episode the classifier did not call `other` (docs/intent.md has the precision each bar measured on real units).
     intent_fact_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
+    # Where the per-group write locks live (group_locks.py): the ledger's PostgreSQL URL (advisory locks, shared by
+    # workers on several machines) or None (flock files under the home, for one machine sharing a home).
+    write_lock_url: SecretStr | None = None  # carries the ledger's password: never printed
     # The LLM endpoint, limits, prices, budgets and review queue; None/no base_url = no LLM anywhere.
     llm: LLMSettings | None = None
 

@@ -8,7 +8,7 @@ process uses the server it holds a shared flock on falkordb.lock; the keeper sto
 for the idle timeout (GRAPHFEED_FALKOR_IDLE_SECONDS; 0 = stop when the last user leaves). Starting is serialised by
 falkordb.start.lock, so two concurrent commands start one server. Stale pid/socket files from a kill -9 are
 cleaned up; a server that dies while starting raises with the tail of its log. Writers are still serialised by the
-Dagster pool: sharing the server changes who starts it, not who writes.
+per-group write lock (group_locks.py): sharing the server changes who starts it, not who writes.
 """
 
 import asyncio

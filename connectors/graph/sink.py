@@ -56,6 +56,10 @@ class BatchResult(BaseModel):
     facts_written: int = 0
     facts_invalidated: int = 0
     per_episode_seconds: list[float] = Field(default_factory=list)
+    # The group write lock (group_locks.py): how long the batch waited for it, and when (epoch seconds) it was held.
+    lock_wait_seconds: float = 0.0
+    held_from: float = 0.0
+    held_until: float = 0.0
     # Additions: how much of the write was new to the graph (0/0/0 on a rerun).
     episodes_new: int = 0
     entities_new: int = 0

@@ -49,8 +49,39 @@ SET m.updated_at = $now, m.schema_version = $schema_version, m.graphiti_version 
 """
 
 
+class _Vector:
+    """An embedding on its way into a FalkorDB statement, already as the text falkordb-py would make of it.
+
+    FalkorDB takes parameters inlined in the statement text; on the way three recursive walkers (graphiti's datetime
+    conversion and NUL stripping, falkordb-py's stringify_param_value) each visit every float of every vector with a
+    few isinstance checks: ~3 x 384 calls per vector, the largest CPU cost of a structured write (cProfile,
+    docs/capacity.md). Not a list, so the first two pass it through; stringify falls back to str(), which returns the
+    same text it would have built element by element."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, values: Sequence[float]):
+        self.text = "[" + ",".join(map(str, values)) + "]"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _vectors_as_text(value: Any) -> Any:
+    """Rows of a bulk statement with every `*embedding` list replaced by its _Vector (nothing else touched)."""
+    if isinstance(value, dict):
+        return {
+            k: _Vector(v) if isinstance(v, list) and k.endswith("embedding") else _vectors_as_text(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_vectors_as_text(v) for v in value]
+    return value
+
+
 class _BulkTx:
-    """What graphiti's bulk writer talks to on FalkorDB: its own statements, sent with fewer round trips.
+    """What graphiti's bulk writer talks to on FalkorDB: its own statements, sent with fewer round trips and vectors
+    rendered once (_Vector).
 
     graphiti sends one `UNWIND $nodes` statement per entity node there (labels cannot be query parameters); rows whose
     statement text is identical (same labels) go out together: a round trip per label set instead of per node.
@@ -68,8 +99,8 @@ class _BulkTx:
                     grouped.setdefault(str(cypher), {"nodes": []})["nodes"].extend(params["nodes"])
                 else:
                     rest.append((cypher, params))
-            query = [*grouped.items(), *rest]
-        return await self.tx.run(query, **kwargs)
+            query = [(cypher, _vectors_as_text(params)) for cypher, params in [*grouped.items(), *rest]]
+        return await self.tx.run(query, **_vectors_as_text(kwargs))
 
 
 def count_facts(result: BatchResult, facts: Sequence[FactSpec]) -> None:

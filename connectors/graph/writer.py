@@ -25,6 +25,7 @@ from typing import Any
 from connectors.graph.backend import GraphBackend, utcnow
 from connectors.graph.config import ConfigError, GraphConfig
 from connectors.graph.embedders import UsesEmbedder
+from connectors.graph.group_locks import group_locks
 from connectors.graph.llm_extraction import write_llm
 from connectors.graph.pins import check_stamp, read_stamp
 from connectors.graph.sink import BatchResult
@@ -68,6 +69,8 @@ class GraphWriter(UsesEmbedder):
         self.clock = clock
         self._graphiti: dict[str, Any] = {}
         self._llm: Any = None
+        lock_url = self.config.write_lock_url.get_secret_value() if self.config.write_lock_url else None
+        self.locks = group_locks(self.config.home, lock_url)  # one writer per group at a time
         self.session_id = __import__("uuid").uuid4().hex  # groups this writer's LLM spend rows (one per run)
 
     # ------------------------------------------------------------------ lifecycle
@@ -146,13 +149,11 @@ class GraphWriter(UsesEmbedder):
         for group_id in extra_facts or {}:
             validate_group_id(group_id)
             groups.setdefault(group_id, [])
-        checked = list(groups) + [e.group_id for e, _ in llm_items if e.group_id not in groups]
-        for group_id in dict.fromkeys(checked):  # all checks before any write
-            await self.check_embedder(group_id)
-
+        checked = list(dict.fromkeys(list(groups) + [e.group_id for e, _ in llm_items]))
         result = BatchResult(llm_metered=self.uses_llm)
         extract_seconds: dict[str, float] = {}
-        for group_id, group_episodes in groups.items():
+        extracted: dict[str, tuple[FactSet, dict[str, list[str]]]] = {}
+        for group_id, group_episodes in groups.items():  # pure work: before the lock, so it overlaps other writes
             parts = []
             mentions: dict[str, list[str]] = {}
             for episode in group_episodes:
@@ -163,11 +164,21 @@ class GraphWriter(UsesEmbedder):
                 extract_seconds[episode.id] = time.perf_counter() - t
             if extra_facts and group_id in extra_facts:
                 parts.append(extra_facts[group_id])
-            await write_group(self, group_id, group_episodes, merge_factsets(parts), mentions, result)
-        if llm_items:
-            await write_llm(self, llm_items, result, max_cost_usd, extract_seconds)
+            extracted[group_id] = (merge_factsets(parts), mentions)
+        waited = time.perf_counter()
+        async with self.locks.hold(checked):  # writes within a group never overlap; other groups go on meanwhile
+            result.lock_wait_seconds = time.perf_counter() - waited
+            result.held_from = time.time()
+            for group_id in checked:  # all checks before any write
+                await self.check_embedder(group_id)
+            for group_id, group_episodes in groups.items():
+                facts, mentions = extracted[group_id]
+                await write_group(self, group_id, group_episodes, facts, mentions, result)
+            if llm_items:
+                await write_llm(self, llm_items, result, max_cost_usd, extract_seconds)
+            result.held_until = time.time()
 
-        shared = time.perf_counter() - started - sum(extract_seconds.values())
+        shared = time.perf_counter() - started - sum(extract_seconds.values()) - result.lock_wait_seconds
         share = shared / len(episodes) if episodes else 0.0
         result.per_episode_seconds = [extract_seconds.get(e.id, 0.0) + share for e in episodes]
         result.settle(episodes)
@@ -214,5 +225,8 @@ class GraphWriter(UsesEmbedder):
     async def invalidate_episodes(
         self, episode_ids: Sequence[str], at: dt.datetime, group_id: str | None = None
     ) -> int:
-        """Episodes deleted upstream: facts that only they support end at `at` (tombstones.py). Returns how many."""
-        return await invalidate_episodes(self, episode_ids, at, group_id)
+        """Episodes deleted upstream: facts that only they support end at `at` (tombstones.py). Returns how many.
+        Holds the group's write lock (every group's when none is named: tombstones then look in each)."""
+        groups = [group_id] if group_id else await self.backend.group_ids()
+        async with self.locks.hold(groups):
+            return await invalidate_episodes(self, episode_ids, at, group_id)

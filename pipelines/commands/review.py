@@ -196,10 +196,15 @@ def approve_items(writer: Any, store: LLMStore, items: Iterable[ReviewItem]) -> 
     from connectors.graph.llm.extraction import apply_review
 
     inner = writer.writer
+
+    async def apply(item: ReviewItem) -> None:
+        async with inner.locks.hold([item.group_id]):  # one writer per group, as the nightly writes hold it
+            await inner.check_embedder(item.group_id)
+            await apply_review(inner.backend, item.group_id, inner.embedder, item.payload or {})
+
     done = 0
     for item in items:
-        writer.run(inner.check_embedder(item.group_id))
-        writer.run(apply_review(inner.backend, item.group_id, inner.embedder, item.payload or {}))
+        writer.run(apply(item))
         done += store.decide([item.chunk_uuid], "approved")
     return done
 
@@ -222,6 +227,10 @@ def review_approve(
         if not items:
             print("nothing pending to approve", file=out)
             return EXIT_NOTHING
+        if store_url.startswith("postgresql"):  # the nightly writers' locks are the ledger's advisory locks
+            from pydantic import SecretStr
+
+            graph_config = graph_config.model_copy(update={"write_lock_url": SecretStr(store_url)})
         with SyncGraphWriter(graph_config) as writer:
             done = approve_items(writer, store, items)
     finally:

@@ -1,5 +1,5 @@
 """Child for the dead-run test: `graphfeed run` whose graph writer SIGKILLs its own process right after the graph
-write of batch N, while the graph step holds the `graph_write` pool slot (the worst moment for the next night).
+write of batch N, while the graph step holds the `graph_write_email` pool slot (the worst moment for the next night).
 
 usage: python -m tests.ops.dead_run_worker <kill-at-batch> <graphfeed run arguments...>
 """

@@ -1,4 +1,4 @@
-"""Given a `graphfeed run` killed with SIGKILL while its graph step holds the `graph_write` pool slot, when the next
+"""Given a `graphfeed run` killed with SIGKILL while its graph step holds the `graph_write_email` pool slot, when the next
 `graphfeed run` starts, then it fails the dead run with an event saying why, frees its slots, and finishes itself with
 every episode in the graph and the ledger exactly once — on a SQLite instance and on a PostgreSQL instance.
 (Before, the dead run stayed STARTED, kept the slot, and the next run waited for it forever.)"""
@@ -91,7 +91,7 @@ def night(request):
 
 
 def _graph_slots(instance: dg.DagsterInstance):
-    info = instance.event_log_storage.get_concurrency_info("graph_write")
+    info = instance.event_log_storage.get_concurrency_info("graph_write_email")
     return info.claimed_slots, info.pending_steps
 
 
@@ -173,8 +173,8 @@ def test_given_a_started_run_of_a_gone_worker_holding_a_slot_when_the_sensor_tic
     dead = instance.create_run_for_job(job, tags=gone, status=dg.DagsterRunStatus.STARTED)
     alive = instance.create_run_for_job(job, tags=worker_tags(), status=dg.DagsterRunStatus.STARTED)
     storage = instance.event_log_storage
-    storage.set_concurrency_slots("graph_write", 1)
-    assert storage.claim_concurrency_slot("graph_write", dead.run_id, "email__graph").is_claimed
+    storage.set_concurrency_slots("graph_write_email", 1)
+    assert storage.claim_concurrency_slot("graph_write_email", dead.run_id, "email__graph").is_claimed
 
     skipped = dead_run_reaper(dg.build_sensor_context(instance=instance))
 
@@ -182,4 +182,4 @@ def test_given_a_started_run_of_a_gone_worker_holding_a_slot_when_the_sensor_tic
     assert instance.get_run_by_id(dead.run_id).status == dg.DagsterRunStatus.FAILURE
     assert instance.get_run_by_id(alive.run_id).status == dg.DagsterRunStatus.STARTED  # this process: alive
     assert _graph_slots(instance) == ([], [])
-    assert storage.claim_concurrency_slot("graph_write", alive.run_id, "jira__graph").is_claimed
+    assert storage.claim_concurrency_slot("graph_write_email", alive.run_id, "email__graph").is_claimed

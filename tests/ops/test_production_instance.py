@@ -108,9 +108,9 @@ def test_a_partition_materialises_into_postgres_storage(production, first_night)
         assert graph["ingested"].value > 0
         pools = {
             pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
-            for pool in ("graph_write", "email_api")
+            for pool in ("graph_write_email", "email_api")
         }
-        assert pools == {"graph_write": 1, "email_api": 1}  # default_limit: 1, created on first use
+        assert pools == {"graph_write_email": 1, "email_api": 1}  # default_limit: 1, created on first use
 
 
 def test_the_ledger_lives_in_postgres_too(production, first_night):
@@ -152,7 +152,7 @@ def test_pools_hold_across_two_concurrent_runs(production, first_night):
         spans = sorted((records[run.run_id].start_time, records[run.run_id].end_time) for run in runs)
         assert spans[1][0] < spans[0][1], "the two runs did not overlap, so the test proves nothing"
 
-        for step_key in ("email__graph", "email__raw_records"):  # pools graph_write and email_api
+        for step_key in ("email__graph", "email__raw_records"):  # pools graph_write_email and email_api
             first, second = sorted(_step_windows(instance, run.run_id, step_key) for run in runs)
             assert second[0] >= first[1], f"{step_key} ran in both runs at once: {first} overlaps {second}"
 
