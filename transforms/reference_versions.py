@@ -17,8 +17,14 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-_SUFFIX = r"(?:[.-]?(?:GA|RC\d*|Final|FINAL|SNAPSHOT|M\d+|(?:alpha|beta|rc|preview)[.-]?\d*)(?![A-Za-z0-9]))?(?:_\d+)?"
-_DOTTED = re.compile(r"(?<![A-Za-z0-9_])([vV]?)(\d{1,4}(?:\.\d{1,4}){1,3})(" + _SUFFIX + ")")
+# A release qualifier, glued ("3.5.1GA", "1.4-RC2") or after one space in capitals ("2.1.4 GA", "3.1 CI", "1.8.0.1 RC3").
+_SUFFIX = (
+    r"(?:(?:[.-]?(?:GA\d*|RC\d*|Final|FINAL|SNAPSHOT|M\d+|(?:alpha|beta|rc|preview)[.-]?\d*)|[ ](?:GA|CI|RC\d*))"
+    r"(?![A-Za-z0-9]))?(?:_\d+)?"
+)
+# A build stamp after the version ("4.1.1.201507141126", "3.1.3.v20130917141554") or a wildcard part ("2.1.x").
+_STAMP = r"(?:\.v?\d{8,14}|\.x)?"
+_DOTTED = re.compile(r"(?<![A-Za-z0-9_])([vV]?)(\d{1,4}(?:\.\d{1,4}){1,3})(?!\d)(" + _STAMP + ")(" + _SUFFIX + ")")
 # Only right after a word and a space (a product must precede): most numbers fail here, before any Python work.
 _INTEGER = re.compile(r"(?<=[A-Za-z+#] )([vV]?)([1-9]\d?)(?![\d.,:/%]\d|[\w%-])")
 _CAMEL = re.compile(r"^[A-Z][a-z]+[A-Z]")  # WindowServer, DispatchQueue: code/process names, not products
@@ -140,15 +146,20 @@ def find_versions(text: str) -> Iterator[Version]:
     found = []
     for m in _DOTTED.finditer(text):
         parts = m.group(2).split(".")
-        if _ip_like(parts) or _date_like(parts) or _thousands(parts) or not _plain(text, m.start(), m.end()):
+        if (
+            (_ip_like(parts) and not m.group(4))
+            or _date_like(parts)
+            or _thousands(parts)
+            or not _plain(text, m.start(), m.end())
+        ):
             continue
         before = _word_before(text, m.start())
         if before in _COUNTING or _SMTP_REPLY.fullmatch(before):
             continue  # "section 3.2", "550 5.1.1" (a mail server's reply code and enhanced status)
         product, start = _product(text, m.start())
-        if len(parts) == 2 and not (m.group(1) or m.group(3) or product or before in _VERSION_WORDS):
+        if len(parts) == 2 and not (m.group(1) or m.group(3) or m.group(4) or product or before in _VERSION_WORDS):
             continue
-        found.append(Version(start, m.end(), m.group(2) + m.group(3), product))
+        found.append(Version(start, m.end(), m.group(2) + m.group(3) + m.group(4), product))
     for m in _INTEGER.finditer(text):
         if not _plain(text, m.start(), m.end()):
             continue

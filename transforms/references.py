@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 from ground.identity import salesforce_id18, salesforce_ref_id
 from ground.records import Attachment
-from transforms import ner, reference_names, reference_versions
+from transforms import ner, reference_addressing, reference_names, reference_versions
 from transforms.code_spans import code_spans, inside
 from transforms.reference_ids import (
     _BRACKET_PAIRS,
@@ -254,7 +254,7 @@ def _rules(
         candidates.append(
             [
                 _Candidate(a, b, "person" if ref.startswith("person:") else "organization", ref)
-                for a, b, ref in reference_names.known_names(text, prepared.parties)
+                for a, b, ref in reference_addressing.party_names(text, prepared.parties)
             ]
         )
         candidates.append([_Candidate(v.start, v.end, "version", v.id) for v in reference_versions.find_versions(text)])

@@ -29,6 +29,16 @@ def version_ids(text: str) -> list[str]:
         ("[Warning] 11.2.0 현재 Reports 기능은 Beta 버전으로 제공 중입니다.", ["version:11.2.0"]),
         ("Please release version 2.1 soon.", ["version:2.1"]),
         ('"userAgent" = "Apache-Maven/3.3.9 (Java 1.8.0_91; Linux)"', ["version:java/1.8.0_91"]),
+        # release qualifiers after a space, build stamps and wildcard parts belong to the version
+        (
+            "Tested on both 2.1.4 GA and latest 3.1 CI; 1.8.0.1 RC3 too.",
+            ["version:2.1.4 GA", "version:3.1 CI", "version:1.8.0.1 RC3"],
+        ),
+        (
+            "Studio build: 4.1.1.201507141126, Eclipse 3.1.3.v20130917141554",
+            ["version:4.1.1.201507141126", "version:eclipse/3.1.3.v20130917141554"],
+        ),
+        ("Only Android 2.1.x devices and 2.0.1GA2 are affected.", ["version:android/2.1.x", "version:2.0.1GA2"]),
     ],
 )
 def test_versions_are_found_with_their_product(text, expected):
