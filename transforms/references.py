@@ -223,7 +223,7 @@ def _entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config
         if mapped
         else reference_names.name_confidence(entity.text, label, text, entity.start, reference_names.stop_list(config))
     )
-    if confidence < config.name_min_confidence:
+    if confidence < config.name_min_confidence or (kind == "organization" and confidence < config.org_min_confidence):
         return None
     return Reference(
         kind=kind,
