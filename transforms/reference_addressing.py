@@ -19,8 +19,11 @@ from transforms.reference_names import known_names
 
 _WORD = r"[A-ZÀ-Þ][a-zà-ÿ]+(?:-[A-ZÀ-Þ][a-zà-ÿ]+)?"
 _NAME = rf"{_WORD}(?:[ ]{_WORD})?"
+# Titles are no part of the name (docs/references.md): "Hallo Herr Specht," greets Specht.
+_TITLE = r"(?:(?:Mr|Mrs|Ms|Dr|Prof|Herr|Frau|Sir|Madam|Monsieur|Madame|Signor|Signora|Señor|Señora)\.?[ \t]+)?"
 _GREETING = re.compile(
-    rf"^[ \t]*(?:Hi|Hello|Hey|Dear|Hallo|Hola|Ciao|Bonjour|Thanks|Thank you|Morning|Good morning)[ \t,]+({_NAME})"
+    r"^[ \t]*(?:Hi|Hello|Hey|Dear|Hallo|Hola|Ciao|Bonjour|Thanks|Thank you|Morning|Good morning)[ \t,]+"
+    rf"{_TITLE}({_NAME})"
     r"[ \t]*(?:[,.!:;]|\n|$)",
     re.M,
 )
@@ -42,11 +45,19 @@ _SALUTATIONS = frozenset(
 _ADDRESSED = re.compile(rf"({_WORD}(?:[ ](?:[A-Z]\.|{_WORD})){{1,3}})[ \t]*(?:<[^<>@\s]+@[^<>\s]+>|\(?[ \t]*wrote:)")
 
 
+def _compound(word: str) -> bool:
+    """Two dictionary words run together ("Homeowner", "Troubleshooting"): a thing, not a name."""
+    w = word.casefold()
+    return any(common_word(w[:i]) and common_word(w[i:]) for i in range(3, len(w) - 2))
+
+
 def _name_ok(name: str, dictionary: bool = True) -> bool:
-    """No stop name or sentence word; with `dictionary`, no common word either unless it is also a given name the
-    dictionary lists capitalised ("Carter", "Mike")."""
+    """No stop name or sentence word; with `dictionary`, no common word or compound of two either, unless it is also
+    a given name the dictionary lists capitalised ("Carter", "Mike")."""
     stop = load_stop_names()
     if name.casefold() in stop:
+        return False
+    if dictionary and " " not in name and _compound(name) and not proper_word(name):
         return False
     return all(
         w.casefold() not in SENTENCE_WORDS
@@ -84,8 +95,9 @@ def addressed_names(text: str) -> Iterator[tuple[int, int, str]]:
         first = i == 1  # line 0 is the title
         last = i == len(lines) - 1
         closing = bool(_CLOSING.match(before))
-        dashed = line.lstrip().startswith("-") or m.group(2) == " -"
-        if closing or dashed or (first and m.group(2)) or (last and before.rstrip()[-1:] in ".!?"):
+        signed = last and (line.lstrip().startswith("-") or before.rstrip()[-1:] in ".!?")  # "- Russ" ends a text
+        addressed = first and m.group(2) in (",", "...", " -")  # "Jan,", "Lajos...", "Eryq -" open one
+        if closing or signed or addressed:
             found.append((pos + m.start(1), pos + m.end(1), m.group(1)))
     found.sort()
     end = -1

@@ -17,14 +17,16 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+_SPACED = r"[ ](?:GA|CI|RC\d*|(?:beta|alpha)(?:[ ]?\d{1,2})?)"
 # A release qualifier, glued ("3.5.1GA", "1.4-RC2") or after one space in capitals ("2.1.4 GA", "3.1 CI", "1.8.0.1 RC3").
 _SUFFIX = (
-    r"(?:(?:[.-]?(?:GA\d*|RC\d*|Final|FINAL|SNAPSHOT|M\d+|(?:alpha|beta|rc|preview)[.-]?\d*)|[ ](?:GA|CI|RC\d*))"
+    r"(?:(?:[.-]?(?:GA\d*|RC\d*|Final|FINAL|SNAPSHOT|M\d+|(?:alpha|beta|rc|preview)[.-]?\d*)|" + _SPACED + ")"
     r"(?![A-Za-z0-9]))?(?:_\d+)?"
 )
-# A build stamp after the version ("4.1.1.201507141126", "3.1.3.v20130917141554") or a wildcard part ("2.1.x").
-_STAMP = r"(?:\.v?\d{8,14}|\.x)?"
+# A build stamp after the version ("4.1.1.201507141126", "3.1.3.v20130917141554"), a wildcard part ("2.1.x").
+_STAMP = r"(?:\.v?\d{8,14}|\.x|-\d{1,4}(?!\d|\.\d))?"  # also a build number: "5.0.2-19"
 _DOTTED = re.compile(r"(?<![A-Za-z0-9_])([vV]?)(\d{1,4}(?:\.\d{1,4}){1,3})(?!\d)(" + _STAMP + ")(" + _SUFFIX + ")")
+_INTEGER_SUFFIX = re.compile(_SPACED + r"(?![A-Za-z0-9])")  # "iOS 12 beta"
 # Only right after a word and a space (a product must precede): most numbers fail here, before any Python work.
 _INTEGER = re.compile(r"(?<=[A-Za-z+#] )([vV]?)([1-9]\d?)(?![\d.,:/%]\d|[\w%-])")
 _CAMEL = re.compile(r"^[A-Z][a-z]+[A-Z]")  # WindowServer, DispatchQueue: code/process names, not products
@@ -168,5 +170,7 @@ def find_versions(text: str) -> Iterator[Version]:
             continue  # "About 20 users": a capitalised common word, not a product
         if any(_CAMEL.match(w) or (w.isupper() and len(w) > 4) for w in product.split()):
             continue  # "WindowServer 192", "STREAMON 0": process and register names in logs
-        found.append(Version(start, m.end(), m.group(2), product))
+        qualifier = _INTEGER_SUFFIX.match(text, m.end())
+        end = qualifier.end() if qualifier else m.end()
+        found.append(Version(start, end, text[m.start(2) : end], product))
     yield from sorted(found)

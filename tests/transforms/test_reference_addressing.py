@@ -21,6 +21,7 @@ def names(text: str) -> list[str]:
         ("Unit tests\n\nthose classes are not found during unit tests.\n\n- Russ", ["Russ"]),
         ("Re: boot floppy\n\nNicu Buculei wrote:\n\nia cu incredere", ["Nicu Buculei"]),
         ("Commit\n\nAuthor: Sylwester Lachiewicz <slachiewicz@gmail.com>\nDate: today", ["Sylwester Lachiewicz"]),
+        ("Re: Netz\n\nHallo Herr Specht,\nentschuldigen Sie", ["Specht"]),  # the title is no part of the name
     ],
 )
 def test_greeted_signing_and_addressed_people_are_found(text, expected):
@@ -36,6 +37,9 @@ def test_greeted_signing_and_addressed_people_are_found(text, expected):
         "Report\n\nBonjour,\n\nle fichier est joint.\n\nMerci",  # greetings in another language
         "Report\n\nIt works now.\n\nRegards",  # a closing alone
         "Title\n\nThis is the first line of a description\nWindows",  # a lone word in the middle, no closing
+        "Offer\n\nDear Homeowner,\n\nYou have been pre-approved",  # two dictionary words run together
+        "Docs\n\n- Setup\n- Troubleshooting\n\n### Demo",  # a bullet list item
+        "Lead\n\nSalesforce Lead.\nCompany: Z",  # a record's type line
     ],
 )
 def test_layout_words_that_are_no_names_are_not_people(text):

@@ -39,6 +39,7 @@ def version_ids(text: str) -> list[str]:
             ["version:4.1.1.201507141126", "version:eclipse/3.1.3.v20130917141554"],
         ),
         ("Only Android 2.1.x devices and 2.0.1GA2 are affected.", ["version:android/2.1.x", "version:2.0.1GA2"]),
+        ("It freezes on iOS 12 beta with Appc CLI 5.0.2-19.", ["version:ios/12 beta", "version:appc cli/5.0.2-19"]),
     ],
 )
 def test_versions_are_found_with_their_product(text, expected):
