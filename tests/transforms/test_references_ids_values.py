@@ -278,3 +278,14 @@ def test_reproduced_headers_and_attribution_lines_state_no_date(text):
     # then no date: they date the message they introduce, the author states nothing
     refs = extract_references(text, config=ReferenceConfig(ner=False), reference_date=dt.date(2017, 11, 28))
     assert [r.id for r in refs if r.kind == "date"] == []
+
+
+def test_a_url_a_mail_client_wrapped_onto_the_next_line_is_no_reference_of_its_first_half():
+    # given a long mail line whose URL continues on the next line (mail-parser corpus shape), and a short line whose
+    # URL ends a sentence before "Thanks."
+    wrapped = "Per cancellarsi da questa newsletter\nhttp://www.example.it/territorio/territorio/centrofunzionale/meteo/c\nancellazione_i.asp?arg=meteo\n"
+    whole = "Please read the long explanation in https://example.org/docs/page.html\nThanks."
+    # when references are extracted; then the cut half is no URL, the whole one is
+    config = ReferenceConfig(ner=False)
+    assert [r.kind for r in extract_references(wrapped, config=config)] == []
+    assert [r.id for r in extract_references(whole, config=config)] == ["url:https://example.org/docs/page.html"]
