@@ -1,12 +1,12 @@
-"""People a text names by how it is written, where the small NER model misses most: the person a message greets
-("Hi Mauro,", "Jan,"), the name it is signed with ("Best,\\n\\nMauro", "- Russ"), and a name written with its address
-or as a reply's attribution ("Author: Sam Ruby <rubys@...>", "Nicu Buculei wrote:").
+"""People a text names by how it is written, where the small NER model misses most: the person a
+message greets ("Hi Mauro,", "Jan,"), the name it is signed with ("Best,\n\nMauro", "- Russ"), and a name written with
+its address or as a reply's attribution ("Author: Sam Ruby <rubys@...>", "Nicu Buculei wrote:").
 
 Rules on the text's layout, no corpus strings: a candidate is one or two name-shaped words (a capital, then lower-case
 letters) none of which is a dictionary word, a stop name (products, OS names, generic terms: name_check) or a sentence
-word (unless the dictionary also lists it as a given name); a two-to-four-word name beside an address must
-pass reference_gazetteer.person_name. The lines first and last
-in a text are where greetings and signatures are; a lone name elsewhere counts only after a closing line.
+word (unless the dictionary also lists it as a given name); a two-to-four-word name beside an address must pass
+reference_gazetteer.person_name. The lines first and last in a text are where greetings and signatures are; a lone
+name elsewhere counts only after a closing line.
 """
 
 import re

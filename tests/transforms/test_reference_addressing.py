@@ -62,3 +62,10 @@ def test_a_signature_becomes_a_person_reference_but_not_inside_code():
     code = extract_references("Crash\n\n```\nCheers,\nLeor\n```", config=config)
     assert [r.id for r in prose if r.kind == "person"] == ["person:leor"]
     assert [r.id for r in code if r.kind == "person"] == []
+
+
+def test_a_title_case_heading_of_dictionary_words_is_no_organisation():
+    # given a page whose first line is its title ("Project Charter", the bundled sample's Confluence page)
+    refs = extract_references("Project Charter\n\n| Owner | @Dana Whitfield |")
+    # when references are extracted with NER; then the heading is no organisation
+    assert [r.id for r in refs if r.kind == "organization"] == []
