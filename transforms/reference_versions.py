@@ -53,7 +53,7 @@ _COUNTING = frozenset(
     "annex figure figures fig table tables step steps page pages p pp item items point points part parts line lines "
     "rule rules phase phases sprint sprints round rounds level levels tier option options priority question "
     "questions answer comment comments case cases example examples issue issues bug bugs ticket tickets task tasks "
-    "day days week weeks month months year years hour hours minute minutes second seconds room floor number no "
+    "day days week weeks wk kw cw month months year years hour hours minute minutes second seconds room floor number no "
     "num nr id row rows column columns col test tests slide slides attempt attempts stage stages volume vol "
     "chapter episode season grade group groups team teams player players port ports q quarter "
     "january february march april may june july august september october november december "

@@ -53,6 +53,7 @@ def test_versions_are_found_with_their_product(text, expected):
         "The build server at 10.0.0.12 and the proxy 192.168.1.1 were down.",  # IP addresses
         "Released on 06.11.2017, tagged 2017.11.06 in the archive.",  # dates with dots
         "See section 3.2 and Figure 4.1 of the guide; Step 3 explains it.",  # section numbers
+        "Der Go-live ist in KW 14, die Abnahme in CW 16.",  # calendar weeks (Kalenderwoche, calendar week)
         "<dependency><version>3.5.2</version></dependency> and org.apache.maven:maven-core:3.5.2",  # dependency XML
         "It took 2.5 s and 0.5% of the budget, about $3.50 in total.",  # plain numbers, amounts
         "About 20 users and 3 admins saw it; Jan 31 is the deadline.",  # counts and year-less dates
