@@ -121,6 +121,19 @@ def record_text(record: SourceRecord) -> str:
     return normalise(text)
 
 
+def reference_text(record: SourceRecord, content: str) -> str:
+    """What references are read from: the whole content (as docs/references.md labels it), with the record's own
+    thread key blanked in the title line ("Comment on KEY: ..." is the episode's identity, not a reference to it).
+    Blanked, not cut, so offsets stay those of the content."""
+    key = record.thread_key
+    title_end = content.find("\n")
+    title = content if title_end < 0 else content[:title_end]
+    at = title.find(key) if key else -1
+    if not key or at < 0:
+        return content
+    return content[:at] + " " * len(key) + content[at + len(key) :]
+
+
 def classifier_input(record: SourceRecord, language: str) -> ClassifierInput:
     """What intent and NER read: the author's own new text of the record, its title apart (transforms.author_text).
     The episode content keeps everything."""
@@ -241,7 +254,9 @@ def _derive(
         contexts=[i.context for i in inputs],
     )
     refs = extract_references_batch(
-        [i.text for i in inputs],
+        [
+            reference_text(r, c) for r, c in zip(batch, contents)
+        ],  # the whole content as labelled, not the classifier's cut
         languages,
         attachments=[r.attachments for r in batch],
         message_ids=[list(_message_ids(r)) for r in batch],

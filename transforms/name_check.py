@@ -156,7 +156,9 @@ _THING_AFTER = re.compile(
 
 
 def _written_as_a_thing(text: str, start: int, end: int) -> bool:
-    return bool(_THING_BEFORE.search(text, max(0, start - 8), start) or _THING_AFTER.match(text, end))
+    """Quoted, after an article, before a UI noun, or a line of its own (a title or heading: "Project Charter")."""
+    own_line = (start == 0 or text[start - 1] == "\n") and (end == len(text) or text[end] == "\n")
+    return own_line or bool(_THING_BEFORE.search(text, max(0, start - 8), start) or _THING_AFTER.match(text, end))
 
 
 def _capitalised(word: str) -> bool:

@@ -83,7 +83,7 @@ def gold_key(kind: str, value: str) -> str:
         return version_key(value)
     if kind == "confluence_page":
         return value.split("@", 1)[0]
-    return value.casefold()  # attachment, email_address
+    return unicodedata.normalize("NFKC", value).casefold()  # attachment, email_address
 
 
 class Found(NamedTuple):
@@ -103,7 +103,8 @@ def found_key(ref_id: str, attachment_names: Mapping[str, str] | None = None) ->
     if kind == "attachment":
         # attachment:name:<issue or thread>/<file> (a file known by name is scoped), attachment:<hash> by its name
         name = rest.rsplit("/", 1)[-1] if prefix == "attachment:name:" else (attachment_names or {}).get(ref_id)
-        return Found(kind, name.casefold()) if name else None
+        # NFKC: a macOS file name is stored decomposed (NFD Hangul), the episode content is NFKC-normalised
+        return Found(kind, unicodedata.normalize("NFKC", name).casefold()) if name else None
     if kind == "version":
         product, _, version = rest.rpartition("/")
         return Found(kind, version_key(version), name_key(product) if product else None)

@@ -1,11 +1,13 @@
-"""Parties the export itself names, learned while episodes are built: people from mail headers and Jira/Confluence/
-Salesforce user objects (a record's actor and participants carry display names and addresses), organisations from
-the mail domains of human senders and from Salesforce Account records.
+"""Parties and Jira projects the export itself names, learned while episodes are built: people from mail headers
+and Jira/Confluence/Salesforce user objects (a record's actor and participants carry display names and addresses),
+organisations from the mail domains of human senders and from Salesforce Account records, Jira projects from the
+issue URLs (`.../browse/MNG-6296`) any record's text carries, so a bare `MNG-6300` in a later mail counts.
 
-What is learned becomes ReferenceConfig.name_map entries (`name -> person:<name>` / `org:<name>`), which the extractor
-uses three ways: an NER candidate that is a known party is kept at confidence 1.0 with the party's kind; a known
-multi-word name the model missed is found by a token scan (reference_names.known_names); a handle (`[~jdoe]`,
-`@jdoe`) that is a known person's mail local part becomes that person (kept as "@jdoe", which NER never reads). The user's own name_map always wins.
+What is learned becomes ReferenceConfig.name_map entries (`name -> person:<name>` / `org:<name>`) and
+jira_project_keys, which the extractor uses three ways: an NER candidate that is a known party is kept at confidence
+1.0 with the party's kind; a known multi-word name the model missed is found by a token scan
+(reference_names.known_names); a handle (`[~jdoe]`, `@jdoe`) that is a known person's mail local part becomes that
+person (kept as "@jdoe", which NER never reads). The user's own name_map always wins.
 """
 
 import re
@@ -25,6 +27,8 @@ _NO_ORG_TLDS = frozenset({"invalid", "example", "test", "local", "localhost", "i
 _SECOND_LEVEL = frozenset({"co", "com", "ac", "org", "net", "gov", "edu", "ne", "or", "go"})
 HANDLE_PREFIX = "@"  # name_map keys for handles: "@jdoe" -> person:..., so NER's "Jdoe" never matches one
 _PERSON_KINDS = frozenset({"contact", "user", "lead"})
+# A Jira issue URL anywhere in the export names a project: its keys count in every later text (issue 28 pattern 7).
+_BROWSE_URL = re.compile(r"https?://[^\s/]+(?:/[^\s/]+)*/browse/([A-Z][A-Z0-9_]{1,9})-[1-9]\d{0,6}(?![A-Za-z0-9_-])")
 _ORG_KINDS = frozenset({"account"})
 
 
@@ -88,7 +92,8 @@ class KnownParties:
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}  # name or handle -> canonical id
-        self._config: tuple[ReferenceConfig, int, ReferenceConfig] | None = None
+        self.projects: dict[str, None] = {}  # Jira project keys the export's issue URLs name
+        self._config: tuple[ReferenceConfig, int, int, ReferenceConfig] | None = None
 
     def _add(self, name: str, ref: str) -> None:
         self.names.setdefault(name, ref)
@@ -110,6 +115,8 @@ class KnownParties:
 
     def learn(self, records: Iterable[SourceRecord]) -> None:
         for record in records:
+            for key in _BROWSE_URL.findall(record.body) if "/browse/" in record.body else ():
+                self.projects.setdefault(key, None)
             self._actor(record.actor)
             for participant in record.participants:
                 self._actor(participant.actor)
@@ -123,11 +130,12 @@ class KnownParties:
     def config(self, base: ReferenceConfig) -> ReferenceConfig:
         """`base` with the learned names under its own name_map (the user's entries win); the same object while
         nothing new was learned, so the extractor's prepared lookups are reused."""
-        if not self.names:
+        if not self.names and not self.projects:
             return base
-        if self._config and self._config[0] is base and self._config[1] == len(self.names):
-            return self._config[2]
+        if self._config and self._config[:3] == (base, len(self.names), len(self.projects)):
+            return self._config[3]
         merged = {**self.names, **base.name_map}
-        config = base.model_copy(update={"name_map": merged})
-        self._config = (base, len(self.names), config)
+        keys = list(dict.fromkeys([*base.jira_project_keys, *self.projects]))
+        config = base.model_copy(update={"name_map": merged, "jira_project_keys": keys})
+        self._config = (base, len(self.names), len(self.projects), config)
         return config

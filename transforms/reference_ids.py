@@ -32,10 +32,21 @@ _CONFLUENCE_PAGE_PATH = re.compile(r"/spaces/[^/]+/pages/(?:edit-v2/|edit/)?(\d+
 _CONFLUENCE_VIEWPAGE = re.compile(r"/pages/(?:viewpage|editpage|viewpageattachments)\.action$")
 
 
+# The rest of a URL a mail client wrapped onto the next line: one token of URL characters with a path/query mark.
+_WRAPPED_TAIL = re.compile(
+    r"\n[A-Za-z0-9_.~/?=&%#+-]*(?:[/?=&_]|\.[A-Za-z0-9])[A-Za-z0-9_.~/?=&%#+-]*(?<!\.)[ \t]*(?:\n|$)"
+)
+_WRAP_WIDTH = 60  # mail is wrapped at 72-78 columns: a shorter line ended on purpose
+
+
 def truncated_url(text: str, end: int) -> bool:
-    """Whether the URL found up to `end` is a link label the UI cut short ("…/pu...", "…/long-pa…"): its real target
-    is written next to it or lost, so it is no reference."""
-    return text.endswith("..", 0, end) or text.startswith("\u2026", end)
+    """Whether the URL found up to `end` is a link label the UI cut short ("…/pu...", "…/long-pa…") or a URL a mail
+    client wrapped at a long line's end ("…/meteo/c" + "ancellazione_i.asp?arg=meteo" on the next line): its real
+    target is elsewhere or broken, so it is no reference."""
+    if text.endswith("..", 0, end) or text.startswith("\u2026", end):
+        return True
+    line_start = text.rfind("\n", 0, end) + 1
+    return end - line_start >= _WRAP_WIDTH and _WRAPPED_TAIL.match(text, end) is not None
 
 
 def _trim_url(url: str) -> str:

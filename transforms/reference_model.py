@@ -39,6 +39,9 @@ class ReferenceConfig(BaseModel):
     # a reference on the episode but becomes a graph node only if it resolves to a known party (transforms/facts.py).
     name_min_confidence: float = 0.5
     entity_confidence: float = 0.8
+    # An organisation NER alone proposes needs more: a lone capitalised word tagged ORG (0.6) was a product, device
+    # brand or foreign word in every case of the labelled dev split ("Google search", "Samsung", "Documentviewer").
+    org_min_confidence: float = 0.7
     stop_names_files: list[str] = Field(default_factory=list)  # users' stop lists (data/references/stop_names.txt)
     stop_names: list[str] = Field(default_factory=list)
 

@@ -182,7 +182,7 @@ def text_dates(text: str, language: str, reference: dt.date | None) -> Iterator[
     for found in scan.dates:
         if reference is None and (found.form == "relative" or (found.form == "year_inferred" and anchor is None)):
             continue
-        if _FILE_TIMESTAMP_TAIL.match(text, found.end):
+        if _FILE_TIMESTAMP_TAIL.match(text, found.end) or _header_or_attribution(text, found.start):
             continue
         if found.form == "relative" and found.date == reference and found.surface.lower() in _TODAY:
             continue  # "Register today", "as of today": the record's own day, already its timestamp
@@ -192,3 +192,23 @@ def text_dates(text: str, language: str, reference: dt.date | None) -> Iterator[
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _TODAY = frozenset({"today", "heute", "aujourd'hui", "hoy", "今天"})
 _NO_DAY = dt.date(2000, 7, 1)  # only absolute dates are kept when neither a record day nor a text year is known
+
+
+# Mail and commit headers reproduced in a text ("Date: ...", "Authored: Sun Jun 5 ...", "Gesendet: ...") and reply
+# attribution lines ("On Mon, 6 Nov 2017, X wrote:", "2017-11-28 7:46 GMT+01:00 Name <a@b>:") date the message they
+# introduce, not something the author states (docs/references.md: never dates).
+_HEADER_LINE = re.compile(
+    r"[ \t>]*(?:date|sent|authored|committed|authordate|commitdate|datum|gesendet|envoy[ée]|enviado|inviato|"
+    r"received|delivered)[ \t]*:",
+    re.I,
+)
+_ATTRIBUTION_LINE = re.compile(
+    r".*(?:@\S+>?|\b(?:wrote|writes|schrieb|a écrit|escribió|ha scritto))[ \t]*:[ \t]*$", re.I
+)
+
+
+def _header_or_attribution(text: str, start: int) -> bool:
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    return bool(_HEADER_LINE.match(line) or _ATTRIBUTION_LINE.match(line))

@@ -17,8 +17,16 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-_SUFFIX = r"(?:[.-]?(?:GA|RC\d*|Final|FINAL|SNAPSHOT|M\d+|(?:alpha|beta|rc|preview)[.-]?\d*)(?![A-Za-z0-9]))?(?:_\d+)?"
-_DOTTED = re.compile(r"(?<![A-Za-z0-9_])([vV]?)(\d{1,4}(?:\.\d{1,4}){1,3})(" + _SUFFIX + ")")
+_SPACED = r"[ ](?:GA|CI|RC\d*|(?:beta|alpha)(?:[ ]?\d{1,2})?)"
+# A release qualifier, glued ("3.5.1GA", "1.4-RC2") or after one space in capitals ("2.1.4 GA", "3.1 CI", "1.8.0.1 RC3").
+_SUFFIX = (
+    r"(?:(?:[.-]?(?:GA\d*|RC\d*|Final|FINAL|SNAPSHOT|M\d+|(?:alpha|beta|rc|preview)[.-]?\d*)|" + _SPACED + ")"
+    r"(?![A-Za-z0-9]))?(?:_\d+)?"
+)
+# A build stamp after the version ("4.1.1.201507141126", "3.1.3.v20130917141554"), a wildcard part ("2.1.x").
+_STAMP = r"(?:\.v?\d{8,14}|\.x|-\d{1,4}(?!\d|\.\d))?"  # also a build number: "5.0.2-19"
+_DOTTED = re.compile(r"(?<![A-Za-z0-9_])([vV]?)(\d{1,4}(?:\.\d{1,4}){1,3})(?!\d)(" + _STAMP + ")(" + _SUFFIX + ")")
+_INTEGER_SUFFIX = re.compile(_SPACED + r"(?![A-Za-z0-9])")  # "iOS 12 beta"
 # Only right after a word and a space (a product must precede): most numbers fail here, before any Python work.
 _INTEGER = re.compile(r"(?<=[A-Za-z+#] )([vV]?)([1-9]\d?)(?![\d.,:/%]\d|[\w%-])")
 _CAMEL = re.compile(r"^[A-Z][a-z]+[A-Z]")  # WindowServer, DispatchQueue: code/process names, not products
@@ -45,7 +53,7 @@ _COUNTING = frozenset(
     "annex figure figures fig table tables step steps page pages p pp item items point points part parts line lines "
     "rule rules phase phases sprint sprints round rounds level levels tier option options priority question "
     "questions answer comment comments case cases example examples issue issues bug bugs ticket tickets task tasks "
-    "day days week weeks month months year years hour hours minute minutes second seconds room floor number no "
+    "day days week weeks wk kw cw month months year years hour hours minute minutes second seconds room floor number no "
     "num nr id row rows column columns col test tests slide slides attempt attempts stage stages volume vol "
     "chapter episode season grade group groups team teams player players port ports q quarter "
     "january february march april may june july august september october november december "
@@ -140,15 +148,20 @@ def find_versions(text: str) -> Iterator[Version]:
     found = []
     for m in _DOTTED.finditer(text):
         parts = m.group(2).split(".")
-        if _ip_like(parts) or _date_like(parts) or _thousands(parts) or not _plain(text, m.start(), m.end()):
+        if (
+            (_ip_like(parts) and not m.group(4))
+            or _date_like(parts)
+            or _thousands(parts)
+            or not _plain(text, m.start(), m.end())
+        ):
             continue
         before = _word_before(text, m.start())
         if before in _COUNTING or _SMTP_REPLY.fullmatch(before):
             continue  # "section 3.2", "550 5.1.1" (a mail server's reply code and enhanced status)
         product, start = _product(text, m.start())
-        if len(parts) == 2 and not (m.group(1) or m.group(3) or product or before in _VERSION_WORDS):
+        if len(parts) == 2 and not (m.group(1) or m.group(3) or m.group(4) or product or before in _VERSION_WORDS):
             continue
-        found.append(Version(start, m.end(), m.group(2) + m.group(3), product))
+        found.append(Version(start, m.end(), m.group(2) + m.group(3) + m.group(4), product))
     for m in _INTEGER.finditer(text):
         if not _plain(text, m.start(), m.end()):
             continue
@@ -157,5 +170,7 @@ def find_versions(text: str) -> Iterator[Version]:
             continue  # "About 20 users": a capitalised common word, not a product
         if any(_CAMEL.match(w) or (w.isupper() and len(w) > 4) for w in product.split()):
             continue  # "WindowServer 192", "STREAMON 0": process and register names in logs
-        found.append(Version(start, m.end(), m.group(2), product))
+        qualifier = _INTEGER_SUFFIX.match(text, m.end())
+        end = qualifier.end() if qualifier else m.end()
+        found.append(Version(start, end, text[m.start(2) : end], product))
     yield from sorted(found)

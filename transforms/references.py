@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 from ground.identity import salesforce_id18, salesforce_ref_id
 from ground.records import Attachment
-from transforms import ner, reference_names, reference_versions
+from transforms import ner, reference_addressing, reference_names, reference_versions
 from transforms.code_spans import code_spans, inside
 from transforms.reference_ids import (
     _BRACKET_PAIRS,
@@ -223,7 +223,7 @@ def _entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config
         if mapped
         else reference_names.name_confidence(entity.text, label, text, entity.start, reference_names.stop_list(config))
     )
-    if confidence < config.name_min_confidence:
+    if confidence < config.name_min_confidence or (kind == "organization" and confidence < config.org_min_confidence):
         return None
     return Reference(
         kind=kind,
@@ -254,7 +254,7 @@ def _rules(
         candidates.append(
             [
                 _Candidate(a, b, "person" if ref.startswith("person:") else "organization", ref)
-                for a, b, ref in reference_names.known_names(text, prepared.parties)
+                for a, b, ref in reference_addressing.party_names(text, prepared.parties)
             ]
         )
         candidates.append([_Candidate(v.start, v.end, "version", v.id) for v in reference_versions.find_versions(text)])

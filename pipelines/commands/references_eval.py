@@ -6,6 +6,7 @@ and still scored (missing: every gold reference a miss), so a figure never silen
 """
 
 import sys
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -44,7 +45,8 @@ def _text_reference_ids(episode, unnamed: list[int], config: ReferenceConfig) ->
     content = episode.content.casefold()
     for ref_id in episode.references:
         named = names.get(ref_id) or _metadata_name(ref_id)
-        if named is not None and named.casefold() not in content:
+        # the content is NFKC-normalised; a file name may be stored decomposed (macOS NFD Hangul)
+        if named is not None and unicodedata.normalize("NFKC", named).casefold() not in content:
             unnamed[0] += 1
             continue
         ids.append(ref_id)

@@ -127,3 +127,17 @@ def test_a_handle_is_read_only_from_mentions_and_an_os_domain_is_no_organisation
     assert "person:bob marley" in refs  # from "@bob"
     assert [r.text for r in extract_references("Hello Bob,", config=config) if r.id == "person:bob marley"] == []
     assert "org:linux" not in refs and "Linux" not in known.names
+
+
+def test_a_jira_issue_url_in_one_mail_makes_its_project_keys_count_in_later_mail():
+    # given a mail linking an issue of a Jira this export has no project list for, then (next batch) a mail naming
+    # another issue of that project and a key-shaped token of no known project
+    ada = Actor(id="ada@example.org", name="Ada Lovelace", email="ada@example.org")
+    first = record("<m1@x>", "Vote: https://issues.apache.org/jira/browse/MNG-6296 is fixed.", ada, source="email")
+    second = record("<m2@x>", "MNG-6300 too, and the file is UTF-8 encoded.", ada, source="email")
+    settings = EpisodeSettings(batch_size=1, references=ReferenceConfig(ner=False))
+    # when the episodes are built in one run
+    episodes = list(build_episodes([first, second], Intent(), settings))
+    # then the later mail's key of the learned project is a reference, the other token is not
+    assert "jira:issue:MNG-6300" in episodes[1].references
+    assert not [r for r in episodes[1].references if r.startswith("jira:issue:UTF")]

@@ -29,6 +29,17 @@ def version_ids(text: str) -> list[str]:
         ("[Warning] 11.2.0 현재 Reports 기능은 Beta 버전으로 제공 중입니다.", ["version:11.2.0"]),
         ("Please release version 2.1 soon.", ["version:2.1"]),
         ('"userAgent" = "Apache-Maven/3.3.9 (Java 1.8.0_91; Linux)"', ["version:java/1.8.0_91"]),
+        # release qualifiers after a space, build stamps and wildcard parts belong to the version
+        (
+            "Tested on both 2.1.4 GA and latest 3.1 CI; 1.8.0.1 RC3 too.",
+            ["version:2.1.4 GA", "version:3.1 CI", "version:1.8.0.1 RC3"],
+        ),
+        (
+            "Studio build: 4.1.1.201507141126, Eclipse 3.1.3.v20130917141554",
+            ["version:4.1.1.201507141126", "version:eclipse/3.1.3.v20130917141554"],
+        ),
+        ("Only Android 2.1.x devices and 2.0.1GA2 are affected.", ["version:android/2.1.x", "version:2.0.1GA2"]),
+        ("It freezes on iOS 12 beta with Appc CLI 5.0.2-19.", ["version:ios/12 beta", "version:appc cli/5.0.2-19"]),
     ],
 )
 def test_versions_are_found_with_their_product(text, expected):
@@ -42,6 +53,7 @@ def test_versions_are_found_with_their_product(text, expected):
         "The build server at 10.0.0.12 and the proxy 192.168.1.1 were down.",  # IP addresses
         "Released on 06.11.2017, tagged 2017.11.06 in the archive.",  # dates with dots
         "See section 3.2 and Figure 4.1 of the guide; Step 3 explains it.",  # section numbers
+        "Der Go-live ist in KW 14, die Abnahme in CW 16.",  # calendar weeks (Kalenderwoche, calendar week)
         "<dependency><version>3.5.2</version></dependency> and org.apache.maven:maven-core:3.5.2",  # dependency XML
         "It took 2.5 s and 0.5% of the budget, about $3.50 in total.",  # plain numbers, amounts
         "About 20 users and 3 admins saw it; Jan 31 is the deadline.",  # counts and year-less dates

@@ -70,6 +70,7 @@ def test_golden_cases_cover_every_rule_kind():
         "date",
         "money",
         "email_address",
+        "person",  # a name beside its address (transforms/reference_addressing.py)
     }
 
 

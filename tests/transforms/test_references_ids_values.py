@@ -263,3 +263,29 @@ def test_given_a_camera_file_name_of_digits_then_it_is_a_file():
 
 def test_given_today_then_no_date_reference_since_the_record_day_is_the_episode_time():
     assert kinds("Register Today for this free webinar, or download today!", "date", reference_date=WEDNESDAY) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Authored: Sun Jun 5 14:37:16 2016 +0200\nCommitted: Sun Jun 5 14:37:16 2016 +0200",
+        "2017-11-28 7:46 GMT+01:00 Hervé BOUTEMY <herve.boutemy@free.fr>:",
+        "On Mon, 6 Nov 2017, Robert Scholte wrote:",
+    ],
+)
+def test_reproduced_headers_and_attribution_lines_state_no_date(text):
+    # given commit/mail header lines and reply attributions (ponymail_asf shapes); when references are extracted;
+    # then no date: they date the message they introduce, the author states nothing
+    refs = extract_references(text, config=ReferenceConfig(ner=False), reference_date=dt.date(2017, 11, 28))
+    assert [r.id for r in refs if r.kind == "date"] == []
+
+
+def test_a_url_a_mail_client_wrapped_onto_the_next_line_is_no_reference_of_its_first_half():
+    # given a long mail line whose URL continues on the next line (mail-parser corpus shape), and a short line whose
+    # URL ends a sentence before "Thanks."
+    wrapped = "Per cancellarsi da questa newsletter\nhttp://www.example.it/territorio/territorio/centrofunzionale/meteo/c\nancellazione_i.asp?arg=meteo\n"
+    whole = "Please read the long explanation in https://example.org/docs/page.html\nThanks."
+    # when references are extracted; then the cut half is no URL, the whole one is
+    config = ReferenceConfig(ner=False)
+    assert [r.kind for r in extract_references(wrapped, config=config)] == []
+    assert [r.id for r in extract_references(whole, config=config)] == ["url:https://example.org/docs/page.html"]

@@ -1,0 +1,71 @@
+"""People named by the layout of a message (issue 28: the small NER model misses most given names): greetings,
+signatures and names beside an address. Texts shaped like the tidev_appcelerator_jira and ponymail_asf corpus."""
+
+import pytest
+
+from transforms.reference_addressing import addressed_names, party_names
+from transforms.references import ReferenceConfig, extract_references
+
+
+def names(text: str) -> list[str]:
+    return [name for _, _, name in addressed_names(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Android SDK not found\n\nHi Mauro.\n\nI ran the command", ["Mauro"]),
+        ("leftNavButton width\n\nJan,\n\nThe docs point out that the property", ["Jan"]),
+        ("Crash\n\nSee the log.\n\nBest,\n\nMauro", ["Mauro"]),
+        ("Crash\n\nThank you for bringing this to our attention,\nCarter", ["Carter"]),
+        ("Unit tests\n\nthose classes are not found during unit tests.\n\n- Russ", ["Russ"]),
+        ("Re: boot floppy\n\nNicu Buculei wrote:\n\nia cu incredere", ["Nicu Buculei"]),
+        ("Commit\n\nAuthor: Sylwester Lachiewicz <slachiewicz@gmail.com>\nDate: today", ["Sylwester Lachiewicz"]),
+        ("Re: Netz\n\nHallo Herr Specht,\nentschuldigen Sie", ["Specht"]),  # the title is no part of the name
+    ],
+)
+def test_greeted_signing_and_addressed_people_are_found(text, expected):
+    # given a message that greets, signs or quotes a person by name; when scanned; then the name is found once
+    assert names(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Steps\n\nOpen the app.\n\nExpected\n\nAndroid",  # a product on the last line
+        "Hi all,\n\nHello World",  # a group and a sample app
+        "Report\n\nBonjour,\n\nle fichier est joint.\n\nMerci",  # greetings in another language
+        "Report\n\nIt works now.\n\nRegards",  # a closing alone
+        "Title\n\nThis is the first line of a description\nWindows",  # a lone word in the middle, no closing
+        "Offer\n\nDear Homeowner,\n\nYou have been pre-approved",  # two dictionary words run together
+        "Docs\n\n- Setup\n- Troubleshooting\n\n### Demo",  # a bullet list item
+        "Lead\n\nSalesforce Lead.\nCompany: Z",  # a record's type line
+    ],
+)
+def test_layout_words_that_are_no_names_are_not_people(text):
+    # given lines shaped like a greeting or signature but holding no name; when scanned; then nobody is found
+    assert names(text) == []
+
+
+def test_a_known_party_keeps_its_own_id_over_the_layout_rule():
+    # given a signature with a name the export knows; when party names are read; then the known id wins, once
+    parties = {"jan": [(("jan", "vennemann"), "person:jan vennemann")]}
+    found = list(party_names("Fix\n\nThanks,\nJan Vennemann", parties))
+    assert [ref for _, _, ref in found] == ["person:jan vennemann"]
+
+
+def test_a_signature_becomes_a_person_reference_but_not_inside_code():
+    # given a signature after prose and the same layout inside a code block; when references are extracted without
+    # NER; then only the prose one is a person
+    config = ReferenceConfig(ner=False)
+    prose = extract_references("Crash\n\nSee the log.\n\nCheers,\nLeor", config=config)
+    code = extract_references("Crash\n\n```\nCheers,\nLeor\n```", config=config)
+    assert [r.id for r in prose if r.kind == "person"] == ["person:leor"]
+    assert [r.id for r in code if r.kind == "person"] == []
+
+
+def test_a_title_case_heading_of_dictionary_words_is_no_organisation():
+    # given a page whose first line is its title ("Project Charter", the bundled sample's Confluence page)
+    refs = extract_references("Project Charter\n\n| Owner | @Dana Whitfield |")
+    # when references are extracted with NER; then the heading is no organisation
+    assert [r.id for r in refs if r.kind == "organization"] == []

@@ -1,0 +1,118 @@
+"""People a text names by how it is written, where the small NER model misses most: the person a
+message greets ("Hi Mauro,", "Jan,"), the name it is signed with ("Best,\n\nMauro", "- Russ"), and a name written with
+its address or as a reply's attribution ("Author: Sam Ruby <rubys@...>", "Nicu Buculei wrote:").
+
+Rules on the text's layout, no corpus strings: a candidate is one or two name-shaped words (a capital, then lower-case
+letters) none of which is a dictionary word, a stop name (products, OS names, generic terms: name_check) or a sentence
+word (unless the dictionary also lists it as a given name); a two-to-four-word name beside an address must pass
+reference_gazetteer.person_name. The lines first and last in a text are where greetings and signatures are; a lone
+name elsewhere counts only after a closing line.
+"""
+
+import re
+from collections.abc import Iterator
+
+from transforms.name_check import SENTENCE_WORDS, common_word, load_stop_names, proper_word
+from transforms.reference_gazetteer import person_name
+from transforms.reference_model import _fold
+from transforms.reference_names import known_names
+
+_WORD = r"[A-ZÀ-Þ][a-zà-ÿ]+(?:-[A-ZÀ-Þ][a-zà-ÿ]+)?"
+_NAME = rf"{_WORD}(?:[ ]{_WORD})?"
+# Titles are no part of the name (docs/references.md): "Hallo Herr Specht," greets Specht.
+_TITLE = r"(?:(?:Mr|Mrs|Ms|Dr|Prof|Herr|Frau|Sir|Madam|Monsieur|Madame|Signor|Signora|Señor|Señora)\.?[ \t]+)?"
+_GREETING = re.compile(
+    r"^[ \t]*(?:Hi|Hello|Hey|Dear|Hallo|Hola|Ciao|Bonjour|Thanks|Thank you|Morning|Good morning)[ \t,]+"
+    rf"{_TITLE}({_NAME})"
+    r"[ \t]*(?:[,.!:;]|\n|$)",
+    re.M,
+)
+# A line that is only a name: "Jan,", "Mauro", "- Russ", "-Debin", "Lajos...", "Eryq -".
+_LONE = re.compile(rf"^[ \t]*(?:-[ \t]*)?({_NAME})[ \t]*(,|\.{{1,3}}|[ \t]-|!)?[ \t]*$")
+_CLOSING = re.compile(
+    r"^[ \t]*(?:(?:best|kind|warm|many)?[ \t]*(?:regards|wishes)|best|cheers|thanks?(?: you| again| a lot)?|"
+    r"thx|ta|greetings|sincerely|yours(?: truly| sincerely)?|grazie|danke|gruß|grüße|merci|cordialement|saludos)"
+    r"\b.{0,60}[,.!]?[ \t]*$",
+    re.I,
+)
+# Greeting and closing words that stand alone on a line like a name, in the languages of mail ("Bonjour,", "Merci").
+_SALUTATIONS = frozenset(
+    "hi hello hey dear hallo hola ciao bonjour bonsoir salut salve servus moin hej ahoj czesc cześć ola olá oi "
+    "thanks thx cheers regards best merci danke gracias grazie obrigado obrigada dank bedankt tack takk kiitos "
+    "gruss gruß grüße grüsse saludos cordialement atenciosamente pozdrawiam pozdrav buongiorno buonasera "
+    "guten morgen tag abend greetings welcome congrats congratulations sorry".split()
+)
+_ADDRESSED = re.compile(rf"({_WORD}(?:[ ](?:[A-Z]\.|{_WORD})){{1,3}})[ \t]*(?:<[^<>@\s]+@[^<>\s]+>|\(?[ \t]*wrote:)")
+
+
+def _compound(word: str) -> bool:
+    """Two dictionary words run together ("Homeowner", "Troubleshooting"): a thing, not a name."""
+    w = word.casefold()
+    return any(common_word(w[:i]) and common_word(w[i:]) for i in range(3, len(w) - 2))
+
+
+def _name_ok(name: str, dictionary: bool = True) -> bool:
+    """No stop name or sentence word; with `dictionary`, no common word or compound of two either, unless it is also
+    a given name the dictionary lists capitalised ("Carter", "Mike")."""
+    stop = load_stop_names()
+    if name.casefold() in stop:
+        return False
+    if dictionary and " " not in name and _compound(name) and not proper_word(name):
+        return False
+    return all(
+        w.casefold() not in SENTENCE_WORDS
+        and w.casefold() not in _SALUTATIONS
+        and w.casefold() not in stop
+        and not (dictionary and common_word(w) and not proper_word(w))
+        for w in name.split()
+    )
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    out, pos = [], 0
+    for line in text.split("\n"):
+        out.append((pos, line))
+        pos += len(line) + 1
+    return out
+
+
+def addressed_names(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, name) of greeted, signing and addressed people in `text`, in text order, non-overlapping."""
+    found: list[tuple[int, int, str]] = []
+    for m in _GREETING.finditer(text):
+        if _name_ok(m.group(1)):
+            found.append((m.start(1), m.end(1), m.group(1)))
+    for m in _ADDRESSED.finditer(text):
+        name = person_name(m.group(1))
+        if name and _name_ok(name, dictionary=False):  # beside its address or "wrote:", "Sam Ruby" is a name
+            found.append((m.start(1), m.end(1), m.group(1)))
+    lines = [(pos, line) for pos, line in _lines(text) if line.strip()]
+    for i, (pos, line) in enumerate(lines):
+        m = _LONE.match(line)
+        if not m or not _name_ok(m.group(1)):
+            continue
+        before = lines[i - 1][1] if i else ""
+        first = i == 1  # line 0 is the title
+        last = i == len(lines) - 1
+        closing = bool(_CLOSING.match(before))
+        signed = last and (line.lstrip().startswith("-") or before.rstrip()[-1:] in ".!?")  # "- Russ" ends a text
+        addressed = first and m.group(2) in (",", "...", " -")  # "Jan,", "Lajos...", "Eryq -" open one
+        if closing or signed or addressed:
+            found.append((pos + m.start(1), pos + m.end(1), m.group(1)))
+    found.sort()
+    end = -1
+    for start, stop, name in found:
+        if start >= end:
+            yield start, stop, name
+            end = stop
+
+
+def party_names(text: str, parties: dict[str, list[tuple[tuple[str, ...], str]]]) -> Iterator[tuple[int, int, str]]:
+    """(start, end, id): the parties the export knows (reference_names.known_names) first, then the greeted, signing
+    and addressed people that do not overlap them, as `person:<casefolded name>`."""
+    known = list(known_names(text, parties))
+    yield from known
+    spans = [(a, b) for a, b, _ in known]
+    for start, end, name in addressed_names(text):
+        if not any(a < end and start < b for a, b in spans):
+            yield start, end, f"person:{_fold(name)}"
