@@ -60,8 +60,11 @@ class EpisodeConfig(dg.ConfigurableResource):
     ner_entity_confidence: float = 0.8  # ... below this they stay references unless they resolve to a party
 
     def episode_settings(self) -> EpisodeSettings:
+        from connectors.registry import source_traits
+
         return EpisodeSettings(
             group_id=self.group_id,
+            source_traits=source_traits(),
             intent_threshold=self.intent_threshold,
             max_text_chars=self.max_text_chars,
             references=ReferenceConfig(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names alone: `--source` choices and read commands need the list, not the models (0.25 s)
     from ground.contract import Checkpoint, Reader
+    from ground.source_traits import MentionKind, SourceTraits
     from transforms.episode import Episode
     from transforms.fact_extractors import FactExtractor, SourceFacts
     from transforms.facts import FactSet
@@ -52,28 +53,28 @@ def _email_facts() -> SourceFacts:
     from transforms.fact_extractors import SourceFacts
     from transforms.mail_facts import email_facts
 
-    return SourceFacts(email_facts)
+    return SourceFacts(email_facts, traits=traits_of("email"))
 
 
 def _jira_facts() -> SourceFacts:
     from connectors.jira.facts import issue_subject, jira_facts
     from transforms.fact_extractors import SourceFacts
 
-    return SourceFacts(jira_facts, issue_subject)
+    return SourceFacts(jira_facts, issue_subject, traits_of("jira"))
 
 
 def _confluence_facts() -> SourceFacts:
     from connectors.confluence.facts import confluence_facts, page_subject
     from transforms.fact_extractors import SourceFacts
 
-    return SourceFacts(confluence_facts, page_subject)
+    return SourceFacts(confluence_facts, page_subject, traits_of("confluence"))
 
 
 def _salesforce_facts() -> SourceFacts:
     from connectors.salesforce.facts import record_subject, salesforce_facts
     from transforms.fact_extractors import SourceFacts
 
-    return SourceFacts(salesforce_facts, record_subject)
+    return SourceFacts(salesforce_facts, record_subject, traits_of("salesforce"))
 
 
 def _jira_checkpoint() -> type[Checkpoint]:
@@ -90,6 +91,12 @@ class Source:
     # so a key gone from the next listing is a deletion); None: every night's API read starts from its window.
     carried_checkpoint: Callable[[], type[Checkpoint]] | None = None
     package: str = ""  # connectors.<package>: where the source's wiring module lives
+
+    @property
+    def traits(self) -> SourceTraits:
+        """What transforms need to know of the source (its spec module's TRAITS)."""
+        traits: SourceTraits = importlib.import_module(f"connectors.{self.package}.spec").TRAITS
+        return traits
 
     @property
     def wiring(self) -> Any:
@@ -111,6 +118,23 @@ def carried_checkpoint(source: str) -> type[Checkpoint] | None:
     """The checkpoint type a source's API read keeps between nights, or None."""
     load = SOURCES[source].carried_checkpoint if source in SOURCES else None
     return load() if load else None
+
+
+def traits_of(source: str) -> SourceTraits:
+    """A registered source's traits (ValueError: unknown source)."""
+    return _source(source).traits
+
+
+def source_traits() -> dict[str, SourceTraits]:
+    """source -> its traits: the lookup callers hand to transforms (EpisodeSettings.source_traits, intent facts)."""
+    return {name: source.traits for name, source in SOURCES.items()}
+
+
+def mention_kinds() -> dict[str, MentionKind]:
+    """reference namespace (a source's name) -> the node its reference ids name, for transforms.facts."""
+    from ground.source_traits import mention_kinds as kinds
+
+    return kinds(source_traits())
 
 
 def _source(name: str) -> Source:

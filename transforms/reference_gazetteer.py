@@ -9,11 +9,12 @@ multi-word name the model missed is found by a token scan (reference_names.known
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
 from ground.records import Actor, SourceRecord
+from ground.source_traits import SourceTraits, traits_of
 from transforms.name_check import generic_name, load_stop_names
 from transforms.reference_model import ReferenceConfig, _fold
 
@@ -108,12 +109,14 @@ class KnownParties:
         if org:
             self._add(org, f"org:{_fold(org)}")
 
-    def learn(self, records: Iterable[SourceRecord]) -> None:
+    def learn(self, records: Iterable[SourceRecord], traits: Mapping[str, SourceTraits]) -> None:
+        """The parties the records' headers name, and the titles of party records where the source says its party
+        records are titled by name (traits: source -> SourceTraits)."""
         for record in records:
             self._actor(record.actor)
             for participant in record.participants:
                 self._actor(participant.actor)
-            if record.source == "salesforce":
+            if traits_of(traits, record.source).party_titles:
                 kind = record.kind.casefold()
                 if kind in _ORG_KINDS and (org := organisation_name(record.title)):
                     self._add(org, f"org:{_fold(org)}")

@@ -65,7 +65,7 @@ def with_known_projects(config, source: str, reader):
     from ground.records import SourceRecord
 
     known = project_keys.load(Staging(str(settings.home() / "staging")))
-    if source == "jira":
+    if config.traits(source).names_project_keys:
         for item in reader.read(None):
             if isinstance(item, SourceRecord):
                 known |= record_projects(item)
