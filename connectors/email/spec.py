@@ -1,6 +1,20 @@
-"""The e-mail source as the pipeline and the transforms see it (one spec per source package)."""
+"""The e-mail source as the pipeline and the transforms see it: exports only (no API, no settings of its own beyond the
+archive limits every source shares), its facts and traits."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic_settings import SettingsConfigDict
+
+from connectors.source_spec import SourceSettings, SourceSpec, no_api
 from ground.source_traits import MentionKind, SourceTraits
+
+if TYPE_CHECKING:
+    from ground.contract import Reader
+    from transforms.fact_extractors import SourceFacts
 
 TRAITS = SourceTraits(
     name="email",
@@ -9,4 +23,29 @@ TRAITS = SourceTraits(
     author_text_kind="email",  # mail reply rules for every message
     thread_scoped_attachments=True,  # a file known by name belongs to its mail thread
     mention=MentionKind(label="Message", relation="MENTIONS_MESSAGE"),
+)
+
+
+class EmailSettings(SourceSettings):
+    """GRAPHFEED_EMAIL_*: nothing yet (its export location is GRAPHFEED_EMAIL_EXPORTS, as for every source)."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHFEED_EMAIL_")
+
+
+def export_reader(paths: Sequence[str | Path], s: EmailSettings) -> Reader:
+    from connectors.archives import ArchiveLimits
+    from connectors.email.reader import EmailExportReader
+
+    return EmailExportReader(paths, archive_limits=ArchiveLimits.from_env())
+
+
+def facts() -> SourceFacts:
+    from transforms.fact_extractors import SourceFacts
+    from transforms.mail_facts import email_facts
+
+    return SourceFacts(email_facts, traits=TRAITS)
+
+
+SPEC = SourceSpec(
+    name="email", traits=TRAITS, settings=EmailSettings, export_reader=export_reader, api_reader=no_api, facts=facts
 )
