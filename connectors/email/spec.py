@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from pydantic_settings import SettingsConfigDict
 
-from connectors.source_spec import SourceSettings, SourceSpec, no_api
+from connectors.email.api_reader import api_reader
+from connectors.source_spec import SourceSettings, SourceSpec
 from ground.source_traits import MentionKind, SourceTraits
 
 if TYPE_CHECKING:
@@ -34,18 +35,18 @@ class EmailSettings(SourceSettings):
 
 def export_reader(paths: Sequence[str | Path], s: EmailSettings) -> Reader:
     from connectors.archives import ArchiveLimits
-    from connectors.email.reader import EmailExportReader
+    from connectors.email.export_reader import EmailExportReader
 
     return EmailExportReader(paths, archive_limits=ArchiveLimits.from_env())
 
 
 def facts() -> SourceFacts:
+    from connectors.email.facts import email_facts
     from transforms.fact_extractors import SourceFacts
-    from transforms.mail_facts import email_facts
 
     return SourceFacts(email_facts, traits=TRAITS)
 
 
 SPEC = SourceSpec(
-    name="email", traits=TRAITS, settings=EmailSettings, export_reader=export_reader, api_reader=no_api, facts=facts
+    name="email", traits=TRAITS, settings=EmailSettings, export_reader=export_reader, api_reader=api_reader, facts=facts
 )

@@ -65,7 +65,7 @@ def api_reader(s: JiraSettings) -> Reader | None:
     """The REST reader when a Jira URL is set, else None (the export files are read)."""
     if not s.url:
         return None
-    from connectors.jira.api import JiraApiReader
+    from connectors.jira.api_reader import JiraApiReader
     from connectors.jira.api_settings import JiraApiSettings
 
     days = s.full_listing_days

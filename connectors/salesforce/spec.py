@@ -77,7 +77,7 @@ def api_reader(s: SalesforceSettings) -> Reader | None:
     """The REST reader when a login or instance URL is set, else None (the export files are read)."""
     if not (s.login_url or s.instance_url):
         return None
-    from connectors.salesforce.api import SalesforceApiReader
+    from connectors.salesforce.api_reader import SalesforceApiReader
     from connectors.salesforce.api_settings import SalesforceApiSettings
 
     return SalesforceApiReader(
