@@ -29,15 +29,13 @@ class HomeResource(dg.ConfigurableResource):
 
 
 class ExportsResource(dg.ConfigurableResource):
-    """Export files/folders per source. Point the nightly job at your own folders with GRAPHFEED_<SOURCE>_EXPORTS."""
+    """Export files/folders per source (source -> paths). Point the nightly job at your own folders with
+    GRAPHFEED_<SOURCE>_EXPORTS."""
 
-    email: list[str] = []
-    jira: list[str] = []
-    confluence: list[str] = []
-    salesforce: list[str] = []
+    paths_by_source: dict[str, list[str]] = {}
 
     def paths(self, source: str) -> list[str]:
-        paths = getattr(self, source, None)
+        paths = self.paths_by_source.get(source)
         if paths is None:
             raise ValueError(f"no export location configured for source {source!r}")
         return list(paths)
@@ -60,8 +58,11 @@ class EpisodeConfig(dg.ConfigurableResource):
     ner_entity_confidence: float = 0.8  # ... below this they stay references unless they resolve to a party
 
     def episode_settings(self) -> EpisodeSettings:
+        from connectors.registry import source_traits
+
         return EpisodeSettings(
             group_id=self.group_id,
+            source_traits=source_traits(),
             intent_threshold=self.intent_threshold,
             max_text_chars=self.max_text_chars,
             references=ReferenceConfig(
@@ -201,64 +202,24 @@ class IngestConfig(dg.ConfigurableResource):
 
 
 class SourceApisResource(dg.ConfigurableResource):
-    """Live API access per source. A source whose URL is set is pulled from its API for the partition's window;
-    otherwise its export files are read. Tokens come in through EnvVar and never reach logs or metadata."""
+    """Each source's settings (its spec's Settings: GRAPHFEED_<SOURCE>_*, docs/configuration.md). A source whose URL
+    is set is pulled from its API for the partition's window; otherwise its export files are read. The settings are
+    read from the environment when a reader is built, so tokens never enter Dagster's config, logs or metadata;
+    `settings` (source -> field -> value) overrides fields, e.g. a test's local server."""
 
-    jira_url: str = ""
-    jira_username: str | None = None
-    jira_api_token: str | None = None  # EnvVar("GRAPHFEED_JIRA_API_TOKEN")
-    jira_cloud: bool = True
-    jira_project_keys: list[str] = []
-    jira_extra_jql: str | None = None
-    jira_full_listing_days: float | None = 7.0  # list every key this often: a key gone from the list is deleted
-    jira_content_fields: list[str] = []  # custom field names copied into the episode content (API and export)
-    jira_csv_timezone: str = "UTC"  # Jira's CSV export writes dates in the exporting user's time zone
-    confluence_url: str = ""
-    confluence_username: str | None = None
-    confluence_api_token: str | None = None  # EnvVar("GRAPHFEED_CONFLUENCE_API_TOKEN")
-    confluence_cloud: bool = True
-    confluence_spaces: list[str] = []
-    confluence_timezone: str = "UTC"  # the API user's profile time zone (CQL dates are read in it)
-    confluence_include_labels: list[str] = []
-    confluence_exclude_labels: list[str] = []
-    confluence_history_versions: int = 20  # earlier versions saved inside the window, per page (0 = current only)
-    # Which group a page goes to, for API and export reads alike (connectors/confluence/groups.py).
-    confluence_restricted: str = "skip"  # skip | separate_group
-    confluence_group_template: str = ""  # "" = the pipeline's group; e.g. "confluence_{space}"
-    confluence_restricted_template: str = "confluence_{space}_restricted"
-    confluence_space_groups: dict[str, str] = {}
-    confluence_restricted_space_groups: dict[str, str] = {}
-    confluence_export_timezone: str = "UTC"  # XML space exports carry the server's local time
-    confluence_ignore_property_keys: list[str] = []  # page-properties keys that make no facts (case-insensitive)
-    salesforce_login_url: str = ""  # https://login.salesforce.com, https://test.salesforce.com, My Domain
-    salesforce_instance_url: str | None = None
-    salesforce_username: str | None = None
-    salesforce_password: str | None = None  # EnvVar("GRAPHFEED_SALESFORCE_PASSWORD")
-    salesforce_security_token: str | None = None  # EnvVar("GRAPHFEED_SALESFORCE_SECURITY_TOKEN")
-    salesforce_client_id: str | None = None
-    salesforce_client_secret: str | None = None  # EnvVar("GRAPHFEED_SALESFORCE_CLIENT_SECRET")
-    salesforce_objects: list[str] = []
-    salesforce_extra_fields: dict[str, list[str]] = {}  # Object -> more SOQL columns (custom __c fields)
-    salesforce_domain: str = "login"  # SOAP login without a connected app: login / test / <mydomain>.my
-    salesforce_api_reserve: int = 1_000  # daily API calls left to the org's other users: the read stops before
-    salesforce_bulk_threshold: int = 10_000  # rows in a window from which Bulk API 2.0 is used
-    salesforce_currency: str = ""  # the org's currency (ISO code) for rows without CurrencyIsoCode
+    settings: dict[str, dict[str, Any]] = {}
 
-    def settings_of(self, source: str) -> dict[str, Any]:
-        """The `<source>_*` fields without their prefix, EnvVar secrets resolved: what the source's wiring reads
-        (connectors/<source>/wiring.py builds its readers from them)."""
-        prefix = f"{source}_"
-        return {
-            name.removeprefix(prefix): plain_value(getattr(self, name))
-            for name in type(self).model_fields
-            if name.startswith(prefix)
-        }
+    def settings_of(self, source: str):
+        """The source's settings: its variables under this resource's overrides (ValueError: unusable setting)."""
+        from connectors.registry import settings
+
+        return settings(source, self.settings.get(source))
 
     def export_reader(self, source: str, paths: list[str]):
         """The export-file reader for a source, with the reading options that apply to files too."""
-        from connectors.registry import configured_export_reader
+        from connectors.registry import export_reader
 
-        return configured_export_reader(source, paths, self.settings_of(source))
+        return export_reader(source, paths, self.settings_of(source))
 
     def reader(self, source: str):
         """The API reader for a source, or None when the source is read from export files."""

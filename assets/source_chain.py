@@ -50,19 +50,29 @@ def _preview(episodes) -> str:
 
 
 def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | None = None) -> list[dg.AssetsDefinition]:
-    """`partitions_def`: the code location's daily partitions (default: built from the environment now)."""
+    """`partitions_def`: the code location's daily partitions (default: built from the environment now). Nothing here
+    knows a source: readers, settings and checkpoints come from its spec through the `apis` resource."""
     partitions = partitions_def or daily_partitions()
-    single_run = dg.BackfillPolicy.single_run()
-    tags = {"source": source}
-    raw_key = dg.AssetKey([source, RAW])
-    episodes_key = dg.AssetKey([source, EPISODES])
+    return [raw_records_asset(source, partitions), episodes_asset(source, partitions), graph_asset(source, partitions)]
+
+
+def _common(source: str, partitions: dg.PartitionsDefinition) -> dict[str, Any]:
+    """What every asset of a source's chain is declared with."""
+    return {
+        "group_name": source,
+        "partitions_def": partitions,
+        "backfill_policy": dg.BackfillPolicy.single_run(),
+        "tags": {"source": source},
+    }
+
+
+def raw_records_asset(source: str, partitions: dg.PartitionsDefinition) -> dg.AssetsDefinition:
+    """<source>/raw_records: the source's API reader for the window when its settings name one, else its export
+    files; records, failures and deletions staged per partition."""
 
     @dg.asset(
-        key=raw_key,
-        group_name=source,
-        partitions_def=partitions,
-        backfill_policy=single_run,
-        tags=tags,
+        key=dg.AssetKey([source, RAW]),
+        **_common(source, partitions),
         kinds={"python"},
         pool=f"{source}_api",
         description=f"{source} records whose updated time falls in the partition's UTC day (plus overlap), "
@@ -115,13 +125,17 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
             }
         )
 
+    return raw_records
+
+
+def episodes_asset(source: str, partitions: dg.PartitionsDefinition) -> dg.AssetsDefinition:
+    """<source>/episodes: staged records -> episodes (intent, references, fingerprint), with the source's traits."""
+    episodes_key = dg.AssetKey([source, EPISODES])
+
     @dg.asset(
         key=episodes_key,
-        group_name=source,
-        partitions_def=partitions,
-        backfill_policy=single_run,
-        deps=[raw_records, INTENT_MODEL_KEY],
-        tags=tags,
+        **_common(source, partitions),
+        deps=[dg.AssetKey([source, RAW]), INTENT_MODEL_KEY],
         kinds={"python", "spacy"},
         check_specs=[
             dg.AssetCheckSpec("no_empty_content", asset=episodes_key, description="Every episode has content."),
@@ -190,15 +204,17 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
             ],
         )
 
+    return episodes
+
+
+def graph_asset(source: str, partitions: dg.PartitionsDefinition) -> dg.AssetsDefinition:
+    """<source>/graph: staged episodes (and the backlog) written to the graph in bounded batches."""
     graph_key = dg.AssetKey([source, "graph"])
 
     @dg.asset(
         key=graph_key,
-        group_name=source,
-        partitions_def=partitions,
-        backfill_policy=single_run,
-        deps=[episodes],
-        tags=tags,
+        **_common(source, partitions),
+        deps=[dg.AssetKey([source, EPISODES])],
         kinds={"graphiti"},
         pool=graph_pool(source),
         check_specs=[
@@ -318,7 +334,7 @@ def build_source_chain(source: str, partitions_def: dg.PartitionsDefinition | No
             ],
         )
 
-    return [raw_records, episodes, graph_ingest]
+    return graph_ingest
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def preview_once(paths: list[str], use_ner: bool) -> tuple[int, float, float]:
     """(records, CPU seconds, wall seconds) of one preview pass, output discarded."""
     from assets.resources import IntentModelResource
+    from connectors.registry import source_traits
     from flow import settings
     from flow.staging import spooled_dedup
     from ground.records import RecordFailure
@@ -33,7 +34,7 @@ def preview_once(paths: list[str], use_ner: bool) -> tuple[int, float, float]:
     from transforms.references import ReferenceConfig
 
     classifier = IntentModelResource().classifier(settings.home())
-    config = EpisodeSettings(references=ReferenceConfig(ner=use_ner))
+    config = EpisodeSettings(references=ReferenceConfig(ner=use_ner), source_traits=source_traits())
     reader = api_resources()["apis"].export_reader("email", paths)
     seen = 0
 

@@ -13,7 +13,7 @@ import argparse
 from collections import Counter
 
 from assets.resources import SourceApisResource
-from connectors.registry import intent_subjects
+from connectors.registry import intent_subjects, source_traits, traits_of
 from ground.records import RecordFailure, as_utc
 from transforms.build import EpisodeSettings, make_episode, record_text
 from transforms.intent_facts import intent_facts
@@ -36,20 +36,25 @@ def main() -> None:
         if isinstance(record, RecordFailure):
             counts["failures"] += 1
             continue
-        text = record_text(record)
+        text = record_text(record, traits_of(record.source))
         episode = make_episode(record, text, detect_language(text), "other", 0.0, [], EpisodeSettings())
         if episode.id in seen:
             continue
         seen.add(episode.id)
         counts["episodes"] += 1
-        if not stated_by_prose(episode):
+        traits = traits_of(record.source)
+        if not stated_by_prose(episode, traits):
             continue
         when = as_utc(episode.timestamp)
-        own = prose(episode)
+        own = prose(episode, traits)
         found = find_dates(own, episode.metadata.language, when).dates
         counts["episodes with a date in prose"] += bool(found)
         counts["dates in prose"] += len(found)
-        facts = [f for f in intent_facts(episode, subjects=subjects).facts if f.attributes.get("kind") != "intent"]
+        facts = [
+            f
+            for f in intent_facts(episode, subjects=subjects, traits=source_traits()).facts
+            if f.attributes.get("kind") != "intent"
+        ]
         counts["episodes with a date fact"] += bool(facts)
         for f in facts:
             counts[f"facts {f.predicate}"] += 1

@@ -1,138 +1,87 @@
-"""The one list of sources: which export reader and which facts serve which source. Each source issue adds its entry
-here (and so to `--source`).
+"""The one list of sources: adding a source is its folder (connectors/<source>/, with spec.py) and one line here.
 
-Reader options are the reader's own keyword arguments (a Confluence ExportSettings, a Jira CSV time zone, ...); the
-pipeline's resource supplies them from its settings. A source's facts are its structured-fact extractor and what its
-episodes are about for an intent fact; transforms/fact_extractors.py combines them without knowing any source, and
-`episode_facts` here is the default extractor the graph writer uses. Source modules are imported on first use.
+Each entry names the module holding the source's SourceSpec (connectors/source_spec.py) as `SPEC`; everything the
+pipeline, the CLI and the transforms need of a source comes from it. Spec modules are imported on first use: the
+names alone serve `--source` choices and the read commands (0.25 s less per command).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the names alone: `--source` choices and read commands need the list, not the models (0.25 s)
+if TYPE_CHECKING:
+    from connectors.source_spec import SourceSettings, SourceSpec
     from ground.contract import Checkpoint, Reader
+    from ground.source_traits import MentionKind, SourceTraits
     from transforms.episode import Episode
-    from transforms.fact_extractors import FactExtractor, SourceFacts
+    from transforms.fact_extractors import FactExtractor
     from transforms.facts import FactSet
     from transforms.intent_facts import Subject
 
-
-def _email(paths: Sequence[str | Path], **options: Any) -> Reader:
-    from connectors.email import EmailExportReader
-
-    return EmailExportReader(paths, **options)
-
-
-def _confluence(paths: Sequence[str | Path], **options: Any) -> Reader:
-    from connectors.confluence import ConfluenceExportReader
-
-    return ConfluenceExportReader(paths, **options)
-
-
-def _jira(paths: Sequence[str | Path], **options: Any) -> Reader:
-    from connectors.jira import JiraExportReader
-
-    return JiraExportReader(paths, **options)
-
-
-def _salesforce(paths: Sequence[str | Path], **options: Any) -> Reader:
-    from connectors.salesforce import SalesforceExportReader
-
-    return SalesforceExportReader(paths, **options)
-
-
-def _email_facts() -> SourceFacts:
-    from transforms.fact_extractors import SourceFacts
-    from transforms.mail_facts import email_facts
-
-    return SourceFacts(email_facts)
-
-
-def _jira_facts() -> SourceFacts:
-    from connectors.jira.facts import issue_subject, jira_facts
-    from transforms.fact_extractors import SourceFacts
-
-    return SourceFacts(jira_facts, issue_subject)
-
-
-def _confluence_facts() -> SourceFacts:
-    from connectors.confluence.facts import confluence_facts, page_subject
-    from transforms.fact_extractors import SourceFacts
-
-    return SourceFacts(confluence_facts, page_subject)
-
-
-def _salesforce_facts() -> SourceFacts:
-    from connectors.salesforce.facts import record_subject, salesforce_facts
-    from transforms.fact_extractors import SourceFacts
-
-    return SourceFacts(salesforce_facts, record_subject)
-
-
-def _jira_checkpoint() -> type[Checkpoint]:
-    from connectors.jira import JiraApiCheckpoint
-
-    return JiraApiCheckpoint
-
-
-@dataclass(frozen=True)
-class Source:
-    reader: Callable[..., Reader]  # (paths, **options) -> Reader over export files
-    facts: Callable[[], SourceFacts]  # loads the source's facts module
-    # The API checkpoint type whose finished state carries across nights (Jira: the keys of its last full listing,
-    # so a key gone from the next listing is a deletion); None: every night's API read starts from its window.
-    carried_checkpoint: Callable[[], type[Checkpoint]] | None = None
-    package: str = ""  # connectors.<package>: where the source's wiring module lives
-
-    @property
-    def wiring(self) -> Any:
-        """The source package's wiring module: export_options(settings) and api_reader(settings) -> Reader | None,
-        over the pipeline's settings of that source (the `<source>_*` resource fields, prefix removed)."""
-        return importlib.import_module(f"connectors.{self.package}.wiring")
-
-
-SOURCES: dict[str, Source] = {
-    "email": Source(_email, _email_facts, package="email"),
-    "jira": Source(_jira, _jira_facts, carried_checkpoint=_jira_checkpoint, package="jira"),
-    "confluence": Source(_confluence, _confluence_facts, package="confluence"),
-    "salesforce": Source(_salesforce, _salesforce_facts, package="salesforce"),
+SOURCES: dict[str, str] = {
+    "email": "connectors.email.spec",
+    "jira": "connectors.jira.spec",
+    "confluence": "connectors.confluence.spec",
+    "salesforce": "connectors.salesforce.spec",
 }
 SOURCE_NAMES: tuple[str, ...] = tuple(SOURCES)
 
 
+def spec(source: str) -> SourceSpec:
+    """A registered source's spec (ValueError: unknown source)."""
+    try:
+        module = SOURCES[source]
+    except KeyError:
+        raise ValueError(f"unknown source {source!r}; known: {', '.join(sorted(SOURCES))}") from None
+    found: SourceSpec = importlib.import_module(module).SPEC
+    return found
+
+
+def specs() -> dict[str, SourceSpec]:
+    return {name: spec(name) for name in SOURCES}
+
+
+def settings(source: str, overrides: Mapping[str, Any] | None = None) -> SourceSettings:
+    """A source's settings: its GRAPHFEED_<SOURCE>_* variables under `overrides` (field -> value, e.g. a Dagster
+    resource's config); ValueError naming the variable when one is unusable."""
+    return spec(source).settings.from_env(**(overrides or {}))
+
+
 def carried_checkpoint(source: str) -> type[Checkpoint] | None:
     """The checkpoint type a source's API read keeps between nights, or None."""
-    load = SOURCES[source].carried_checkpoint if source in SOURCES else None
+    load = spec(source).carried_checkpoint if source in SOURCES else None
     return load() if load else None
 
 
-def _source(name: str) -> Source:
-    try:
-        return SOURCES[name]
-    except KeyError:
-        raise ValueError(f"unknown source {name!r}; known: {', '.join(sorted(SOURCES))}") from None
-
-
-def export_reader(source: str, paths: Sequence[str | Path], **options: Any) -> Reader:
-    return _source(source).reader(paths, **options)
-
-
-def configured_export_reader(source: str, paths: Sequence[str | Path], settings: Mapping[str, Any]) -> Reader:
+def export_reader(source: str, paths: Sequence[str | Path], source_settings: SourceSettings | None = None) -> Reader:
     """The export reader with the options the source's settings give it (time zones, group policy, limits)."""
-    wiring = _source(source).wiring
-    return export_reader(source, paths, **wiring.export_options(settings))
+    return spec(source).export_reader(paths, source_settings or settings(source))
 
 
-def api_reader(source: str, settings: Mapping[str, Any]) -> Reader | None:
+def api_reader(source: str, source_settings: SourceSettings | None = None) -> Reader | None:
     """The source's API reader when its settings name an endpoint, else None (its export files are read)."""
-    return _source(source).wiring.api_reader(settings)
+    return spec(source).api_reader(source_settings or settings(source))
+
+
+def traits_of(source: str) -> SourceTraits:
+    """A registered source's traits (ValueError: unknown source)."""
+    return spec(source).traits
+
+
+def source_traits() -> dict[str, SourceTraits]:
+    """source -> its traits: the lookup callers hand to transforms (EpisodeSettings.source_traits, intent facts)."""
+    return {name: s.traits for name, s in specs().items()}
+
+
+def mention_kinds() -> dict[str, MentionKind]:
+    """reference namespace (a source's name) -> the node its reference ids name, for transforms.facts."""
+    from ground.source_traits import mention_kinds as kinds
+
+    return kinds(source_traits())
 
 
 @functools.cache
@@ -143,7 +92,7 @@ def fact_extractor(intent_threshold: float | None = None) -> FactExtractor:
     from transforms.intent_facts import DEFAULT_THRESHOLD
 
     threshold = DEFAULT_THRESHOLD if intent_threshold is None else intent_threshold
-    return FactExtractor({name: source.facts() for name, source in SOURCES.items()}, threshold)
+    return FactExtractor({name: s.facts() for name, s in specs().items()}, threshold)
 
 
 def intent_subjects() -> dict[str, Subject]:

@@ -59,7 +59,9 @@ def stage_episodes(
     """`intent_cascade` (opt-in, flow/intent_cascade.py) relabels the unique episodes the local model is unsure of."""
     stats = EpisodeStats()
     # Jira project keys: what this run's Jira records name joins what earlier Jira runs taught (flow/project_keys.py)
-    learned = project_keys.learn_staged(staging, partition_keys) if source == "jira" else set()
+    learned = (
+        project_keys.learn_staged(staging, partition_keys) if settings.traits(source).names_project_keys else set()
+    )
     settings = project_keys.with_known(settings, project_keys.remember(staging, learned))
     intents: Counter[str] = Counter()
     languages: Counter[str] = Counter()

@@ -13,6 +13,7 @@ from typing import Any
 
 from connectors.graph.llm.intent import CascadeUnit, LLMIntentCascade, open_cascade
 from connectors.graph.llm.settings import LLMSettings
+from connectors.registry import traits_of
 from transforms.build import EpisodeSettings
 from transforms.episode import Episode
 from transforms.intent.context import record_context
@@ -29,8 +30,9 @@ def episode_input(episode: Episode) -> ClassifierInput:
     body = episode.content
     if meta.title and body.startswith(meta.title):
         body = body[len(meta.title) :].lstrip("\n")
-    context = record_context(episode.source, meta.kind, meta.fields)
-    return prepare_record(body, meta.title, episode.source, meta.kind, meta.language, context)
+    traits = traits_of(episode.source)
+    context = record_context(traits, meta.kind, meta.fields)
+    return prepare_record(body, meta.title, traits, meta.kind, meta.language, context)
 
 
 def cascade_unit(episode: Episode) -> CascadeUnit:

@@ -1,7 +1,6 @@
 """The resources of the code location, built from the environment (see README, "Configuration"); their types live in
 assets/resources.py. Secrets only ever through dagster.EnvVar."""
 
-import copy
 import os
 
 import dagster as dg
@@ -52,7 +51,9 @@ def intent_model() -> IntentModelResource:
 def default_resources() -> dict[str, dg.ConfigurableResource]:
     return {
         "home": HomeResource(path=str(settings.home())),
-        "exports": ExportsResource(**{source: settings.export_paths(source) for source in settings.SOURCES}),
+        "exports": ExportsResource(
+            paths_by_source={source: settings.export_paths(source) for source in settings.SOURCES}
+        ),
         "episode_config": episode_config(),
         "intent_model": intent_model(),
         **graph_resources(),
@@ -91,76 +92,11 @@ def graph_resources() -> dict[str, dg.ConfigurableResource]:
     }
 
 
-def _object_fields(items: list[str]) -> dict[str, list[str]]:
-    """["Account.Industry", "Opportunity.Region__c"] -> {"Account": ["Industry"], "Opportunity": ["Region__c"]}."""
-    out: dict[str, list[str]] = {}
-    for item in items:
-        obj, _, field = item.partition(".")
-        if not field:
-            raise ValueError(f"GRAPHFEED_SALESFORCE_EXTRA_FIELDS: {item!r} is not Object.Field")
-        out.setdefault(obj, []).append(field)
-    return out
-
-
 def _secret(name: str):
     return dg.EnvVar(name) if os.environ.get(name) else None
 
 
-SECRET_SUFFIXES = ("_token", "_password", "_secret")  # these fields only ever go in as dagster.EnvVar
-
-
-def api_env_name(field: str) -> str:
-    """The environment variable of a SourceApisResource field: GRAPHFEED_ + its name (jira_url -> GRAPHFEED_JIRA_URL)."""
-    return "GRAPHFEED_" + field.upper()
-
-
-def _api_value(field: str, annotation: object, default: object) -> object:
-    """One field from its variable, parsed by the field's type; unset -> the field's own default (declared once)."""
-    name = api_env_name(field)
-    if field.endswith(SECRET_SUFFIXES):
-        return _secret(name)
-    raw = os.environ.get(name)
-    if raw is None:
-        return default
-    if annotation is bool:
-        return raw.strip().lower() not in ("false", "0", "no")
-    if annotation is int:
-        return settings.env_int(name, default)
-    if annotation == float | None:
-        return float(raw) if raw else None
-    if annotation == str | None:
-        return raw or None
-    if annotation == list[str]:
-        return settings.env_list(name)
-    if annotation == dict[str, str]:
-        return _key_values(raw, lower=False)
-    if annotation == dict[str, list[str]]:
-        return _object_fields(settings.env_list(name))
-    return raw
-
-
-def source_settings(source: str) -> dict[str, object]:
-    """A source's settings from the environment as plain values (its `<source>_*` SourceApisResource fields, prefix
-    removed, secrets read as they are): what the CLI builds a reader from without building a Dagster resource; the
-    same values as the resource's `settings_of` (a contract test checks they agree)."""
-    prefix = f"{source}_"
-    out: dict[str, object] = {}
-    for name, info in SourceApisResource.model_fields.items():
-        if not name.startswith(prefix):
-            continue
-        if name.endswith(SECRET_SUFFIXES):
-            value = os.environ.get(api_env_name(name)) or None
-        else:
-            value = copy.deepcopy(_api_value(name, info.annotation, info.default))
-        out[name.removeprefix(prefix)] = value
-    return out
-
-
 def api_resources() -> dict[str, dg.ConfigurableResource]:
-    """The API settings of every source, each field from its GRAPHFEED_<FIELD> variable (docs/configuration.md)."""
-    fields = SourceApisResource.model_fields
-    return {
-        "apis": SourceApisResource(
-            **{name: _api_value(name, info.annotation, info.default) for name, info in fields.items()}
-        )
-    }
+    """Every source's settings, read from its GRAPHFEED_<SOURCE>_* variables when a reader is built (each source's
+    spec declares them: connectors/<source>/spec.py; docs/configuration.md)."""
+    return {"apis": SourceApisResource()}

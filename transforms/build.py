@@ -11,6 +11,7 @@ from typing import NamedTuple, Protocol
 from pydantic import BaseModel
 
 from ground.records import ErrorClass, RecordFailure, SourceRecord
+from ground.source_traits import SourceTraits, traits_of
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS, clip_record
 from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.fingerprint import fingerprint
@@ -42,6 +43,12 @@ class EpisodeSettings(BaseModel):
     references: ReferenceConfig = ReferenceConfig()
     batch_size: int = 256
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS  # longer titles/bodies/field strings are cut, with a note
+    # source -> what transforms need to know of it (each source's spec declares them; connectors.registry gathers
+    # them). A source missing here is read as plain prose.
+    source_traits: dict[str, SourceTraits] = {}
+
+    def traits(self, source: str) -> SourceTraits:
+        return traits_of(self.source_traits, source)
 
 
 # Derived values kept per distinct input: the same message reaches a run from several archives (half the records of
@@ -88,7 +95,7 @@ class _DerivedCache(dict[Hashable, _Derived]):
             del self.entities[text]
 
 
-def _derived_key(record: SourceRecord) -> Hashable:
+def _derived_key(record: SourceRecord, traits: SourceTraits) -> Hashable:
     """Everything the derived values read of a record (content, language, intent, references)."""
     return (
         record.source,
@@ -98,25 +105,27 @@ def _derived_key(record: SourceRecord) -> Hashable:
         record.language,
         tuple(record.attachments),
         _message_ids(record),
-        record_context(record.source, record.kind, record.fields),
+        record_context(traits, record.kind, record.fields),
         record.occurred_at.date(),  # resolves year-less and relative dates
-        attachment_scope(record),
+        attachment_scope(record, traits),
     )
 
 
-def attachment_scope(record: SourceRecord) -> str | None:
-    """What a file known only by its name belongs to: the Jira issue (its comments share it) or the mail thread.
-    Confluence keeps unscoped names: connectors/confluence writes its attachment entities by name alone."""
-    return record.thread_key if record.source in ("jira", "email") else None
+def attachment_scope(record: SourceRecord, traits: SourceTraits) -> str | None:
+    """What a file known only by its name belongs to: the record's thread (an issue, whose comments share it, or a
+    mail thread) where the source scopes files so; else the name alone (Confluence writes its attachment entities
+    by name)."""
+    return record.thread_key if traits.thread_scoped_attachments else None
 
 
 def _message_ids(record: SourceRecord) -> tuple[str, ...]:
     return tuple(k for k in (record.parent_key, *record.related_keys) if k)
 
 
-def record_text(record: SourceRecord) -> str:
-    """What an episode says: the title on its own line, then the body without quoted replies and signatures."""
-    body = strip_reply(record.body) if record.kind == "email" else record.body
+def record_text(record: SourceRecord, traits: SourceTraits) -> str:
+    """What an episode says: the title on its own line, then the body (a mail's without quoted replies and
+    signatures)."""
+    body = strip_reply(record.body) if record.kind in traits.reply_kinds else record.body
     text = f"{record.title}\n\n{body}" if record.title and body else (record.title or body)
     return normalise(text)
 
@@ -134,16 +143,16 @@ def reference_text(record: SourceRecord, content: str) -> str:
     return content[:at] + " " * len(key) + content[at + len(key) :]
 
 
-def classifier_input(record: SourceRecord, language: str) -> ClassifierInput:
+def classifier_input(record: SourceRecord, language: str, traits: SourceTraits) -> ClassifierInput:
     """What intent and NER read: the author's own new text of the record, its title apart (transforms.author_text).
     The episode content keeps everything."""
     return prepare_record(
         normalise(record.body or ""),
         normalise(record.title or ""),
-        record.source,
+        traits,
         record.kind,
         language,
-        record_context(record.source, record.kind, record.fields),
+        record_context(traits, record.kind, record.fields),
     )
 
 
@@ -165,7 +174,7 @@ def build_episodes(
     known = KnownParties()  # people and organisations the records name in their headers (reference_gazetteer.py)
     base = settings
     for batch in _batches(records, settings.batch_size):
-        known.learn(batch)
+        known.learn(batch, settings.source_traits)
         settings = base.model_copy(update={"references": known.config(base.references)})
         try:
             episodes = _build_batch(batch, classifier, settings, cache)
@@ -199,7 +208,7 @@ def _build_batch(
     distinct input of the batch otherwise."""
     cache = _DerivedCache() if cache is None else cache
     clipped = [clip_record(r, settings.max_text_chars) for r in batch]
-    keys = [_derived_key(record) for record, _ in clipped]
+    keys = [_derived_key(record, settings.traits(record.source)) for record, _ in clipped]
     missing: dict[Hashable, SourceRecord] = {}
     for key, (record, _) in zip(keys, clipped):
         if key not in cache:
@@ -242,9 +251,10 @@ def _derive(
     known_entities: dict[str, list[Entity]] | None = None,
 ) -> list[_Derived]:
     """Content, language, intent and references of each (clipped) record, batched for the classifier and NER."""
-    contents = [record_text(r) for r in batch]
+    traits = [settings.traits(r.source) for r in batch]
+    contents = [record_text(r, t) for r, t in zip(batch, traits)]
     languages = [r.language or detect_language(c) for r, c in zip(batch, contents)]
-    inputs = [classifier_input(r, lang) for r, lang in zip(batch, languages)]
+    inputs = [classifier_input(r, lang, t) for r, lang, t in zip(batch, languages, traits)]
     intents = classifier.predict(
         [i.text for i in inputs],
         languages,
@@ -263,7 +273,7 @@ def _derive(
         config=settings.references,
         known_entities=known_entities,
         reference_dates=[r.occurred_at.date() for r in batch],
-        attachment_scopes=[attachment_scope(r) for r in batch],
+        attachment_scopes=[attachment_scope(r, t) for r, t in zip(batch, traits)],
     )
     return [
         _Derived(content, language, intent, confidence, references)

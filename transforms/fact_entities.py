@@ -6,6 +6,7 @@ from typing import Any
 
 from ground.identity import normalise_email
 from ground.records import Actor
+from ground.source_traits import MentionKind
 from transforms.fact_model import AttrValue, EntitySpec, entity_uuid
 
 # Mail domains that say nothing about an employer.
@@ -29,22 +30,21 @@ PUBLIC_MAIL_DOMAINS = frozenset(
     }
 )
 
-# Canonical reference id prefix -> (entity label, predicate used when an episode names it).
+# Canonical reference id prefix -> (entity label, predicate used when an episode names it). A source's own namespace
+# (jira:, confluence:, salesforce:, email:) is not here: each source declares it (SourceTraits.mention) and callers
+# pass those as `mentions` (connectors.registry.mention_kinds()).
 REFERENCE_KINDS: dict[str, tuple[str, str]] = {
-    "jira": ("Issue", "MENTIONS_ISSUE"),
     "issue": ("Issue", "MENTIONS_ISSUE"),
-    "confluence": ("Document", "MENTIONS_DOCUMENT"),
     "doc": ("Document", "MENTIONS_DOCUMENT"),
     "document": ("Document", "MENTIONS_DOCUMENT"),
     "url": ("Document", "MENTIONS_DOCUMENT"),
-    "salesforce": ("Opportunity", "MENTIONS_OPPORTUNITY"),
     "opportunity": ("Opportunity", "MENTIONS_OPPORTUNITY"),
     "sfdc": ("Opportunity", "MENTIONS_OPPORTUNITY"),
-    "email": ("Message", "MENTIONS_MESSAGE"),
     "message": ("Message", "MENTIONS_MESSAGE"),
     "msg": ("Message", "MENTIONS_MESSAGE"),
     "attachment": ("Attachment", "MENTIONS_ATTACHMENT"),
 }
+Mentions = Mapping[str, MentionKind]  # a source's reference namespace (its name) -> the node its ids name
 DEFAULT_REFERENCE_KIND = ("Document", "MENTIONS_DOCUMENT")
 
 
@@ -102,13 +102,18 @@ def organisation_entity(group_id: str, key: str, name: str) -> EntitySpec:
     )
 
 
-def reference_entity(group_id: str, ref: str) -> tuple[EntitySpec, str]:
-    """Entity for a canonical reference id (jira:PHX-42, confluence:123, salesforce:006X, email:<id>) + its predicate."""
+def reference_entity(group_id: str, ref: str, mentions: Mentions) -> tuple[EntitySpec, str]:
+    """Entity for a canonical reference id (jira:PHX-42, confluence:123, salesforce:006X, email:<id>) + its predicate;
+    `mentions` says what a source's namespace names."""
     prefix = ref.split(":", 1)[0].lower() if ":" in ref else ""
-    label, predicate = REFERENCE_KINDS.get(prefix, DEFAULT_REFERENCE_KIND)
-    name = ref.split(":", 1)[1] if prefix in REFERENCE_KINDS and prefix != "url" else ref
+    source = mentions.get(prefix)
+    label, predicate = (
+        (source.label, source.relation) if source else REFERENCE_KINDS.get(prefix, DEFAULT_REFERENCE_KIND)
+    )
+    known = source is not None or prefix in REFERENCE_KINDS
+    name = ref.split(":", 1)[1] if known and prefix != "url" else ref
     kind, _, ident = name.partition(":")  # jira:issue:NW-101, confluence:page:131073@v7, salesforce:Opportunity:006...
-    if prefix == "salesforce" and ident:
+    if source is not None and source.typed and ident:
         label = kind[:1].upper() + kind[1:] if kind.isalnum() else "Record"
         predicate, name = f"MENTIONS_{label.upper()}", ident
     elif kind in ("issue", "page", "sha256", "name") and ident:
@@ -141,6 +146,8 @@ def reference_target(
     people: list[tuple["EntitySpec", Any]],
     domain_orgs: Mapping[str, str],
     new_names: bool = True,
+    *,
+    mentions: Mentions,
 ) -> tuple["EntitySpec", str] | None:
     """The entity a reference names and the predicate that links a message to it.
 
@@ -190,7 +197,7 @@ def reference_target(
             ),
             "MENTIONS_ORGANIZATION",
         )
-    return reference_entity(group_id, ref)
+    return reference_entity(group_id, ref, mentions)
 
 
 def message_entity(group_id: str, source: str, source_key: str, title: str) -> EntitySpec:

@@ -21,6 +21,7 @@ from transforms.fact_entities import (
     PUBLIC_MAIL_DOMAINS,
     REFERENCE_KINDS,
     VALUE_REFERENCES,
+    Mentions,
     attachment_entity,
     message_entity,
     organisation_entity,
@@ -93,13 +94,14 @@ def add_reference_facts(
     episode_ids: list[str],
     qualifier: str = "",
     unconfirmed: Iterable[str] = (),
+    mentions: Mentions,
 ) -> None:
     """What a record names (issues, pages, opportunities, messages, attachments) as facts from its subject; people and
     organisations named in prose only as mentions of the episode: "X mentions Y" is no fact about the world.
     `unconfirmed` names (NER only, below the entity confidence) become mentions only of a known party's node."""
     weak = set(unconfirmed)
     for ref in sorted(set(references)):
-        target = reference_target(group_id, ref, people, domain_orgs, new_names=ref not in weak)
+        target = reference_target(group_id, ref, people, domain_orgs, new_names=ref not in weak, mentions=mentions)
         if target is None:
             continue
         entity, predicate = target
@@ -152,7 +154,7 @@ def add_employers(
         )
 
 
-def no_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
+def no_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions: Mentions | None = None) -> FactSet:
     """Sources without structured rules yet: the episode still gets its author as a mention."""
     b = _Builder()
     b.entity(person_entity(episode.group_id, episode.actor, episode.source))
@@ -194,4 +196,5 @@ __all__ = [
     "VALUE_REFERENCES",
     "add_reference_facts",
     "add_employers",
+    "Mentions",
 ]

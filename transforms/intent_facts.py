@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ground.records import Actor, as_utc
+from ground.source_traits import SourceTraits, traits_of
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
@@ -57,28 +58,24 @@ FACT_KINDS = (
 _REPLY_PREFIX = re.compile(
     r"^\s*((re|aw|wg|fw|fwd|tr|rv|sv|vs|antw|答复|回复|转发)\s*(\[\d+\])?\s*[:：]\s*)+", re.IGNORECASE
 )
-# CRM master data (people, accounts, roles) is no one's writing: its rendered fields carry no intent.
-NO_INTENT_KINDS = frozenset({"user", "contact", "contact_role", "account", "account_history"})
-# An opportunity is a field record too, but its won flag is the system of record's own word on closing: it alone says
-# "closed a deal" (an open one rendered as "Stage: Negotiation/Review, Amount: ..." reads like a win to the classifier).
-FIELD_RECORD_WON = {"opportunity": "IsWon"}
 
 
-def record_vetoes(episode: Episode) -> bool:
-    """True where the record's own fields, not the classifier, decide that no intent fact holds."""
-    if episode.source != "salesforce":
-        return False
+def record_vetoes(episode: Episode, traits: SourceTraits) -> bool:
+    """True where the record's own fields, not the classifier, decide that no intent fact holds: master data (people,
+    accounts, roles) is no one's writing, and a field record with a closing rule (an opportunity) says "closed a
+    deal" only by its won flag, the system of record's own word (an open one rendered as "Stage: Negotiation/Review,
+    Amount: ..." reads like a win to the classifier). The source declares both (traits)."""
     kind = episode.metadata.kind
-    if kind in NO_INTENT_KINDS:
+    if kind in traits.no_intent_kinds:
         return True
-    won_field = FIELD_RECORD_WON.get(kind)
-    if won_field is None:
+    rule = traits.closing_rules.get(kind)
+    if rule is None:
         return False
     values = (episode.metadata.fields or {}).get("values") or {}
-    if won_field in values:
-        won = str(values[won_field]).strip().lower() == "true"
+    if rule.flag_field in values:
+        won = str(values[rule.flag_field]).strip().lower() == "true"
     else:  # an export without the flag: the standard won stage is the record's word
-        won = str(values.get("StageName", "")).strip().lower() == "closed won"
+        won = str(values.get(rule.stage_field, "")).strip().lower() == rule.won_stage
     return not (episode.intent == "close_deal" and won)
 
 
@@ -131,20 +128,24 @@ def intent_facts(
     threshold: float = DEFAULT_THRESHOLD,
     *,
     subjects: Mapping[str, Subject],
+    traits: Mapping[str, SourceTraits],
 ) -> FactSet:
     """The intent fact of one episode (none for `other`, below the threshold or vetoed by the record), and whatever
     its intent, the dates its author's prose confirms and the slots it sets (transforms/text_date_facts.py); empty
-    for a bot. subjects maps a source to what its episodes are about (connectors.registry.intent_subjects()).
+    for a bot. subjects maps a source to what its episodes are about (connectors.registry.intent_subjects()), traits
+    a source to its SourceTraits (connectors.registry.source_traits()).
     """
     b = _Builder()
     writer = author(episode)
     if writer is None:
         return b.result()
     relation = INTENT_RELATIONS.get(episode.intent)
-    if relation is not None and (episode.intent_confidence < threshold or record_vetoes(episode)):
+    source = traits_of(traits, episode.source)
+    if relation is not None and (episode.intent_confidence < threshold or record_vetoes(episode, source)):
         relation = None
     when = as_utc(episode.timestamp)
-    statements = date_statements(prose(episode), episode.metadata.language, when) if stated_by_prose(episode) else []
+    said = stated_by_prose(episode, source)
+    statements = date_statements(prose(episode, source), episode.metadata.language, when) if said else []
     if relation is None and not statements:
         return b.result()
     orgs = {k.lower(): v for k, v in (domain_orgs or {}).items()}

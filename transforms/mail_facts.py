@@ -11,6 +11,7 @@ from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactSet,
+    Mentions,
     _Builder,
     _day,
     _label,
@@ -23,8 +24,9 @@ from transforms.facts import (
 )
 
 
-def email_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
-    """Sender, recipients (to/cc/bcc), thread (reply-to), attachments, references, employers from mail domains."""
+def email_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions: Mentions | None = None) -> FactSet:
+    """Sender, recipients (to/cc/bcc), thread (reply-to), attachments, references, employers from mail domains;
+    `mentions`: what each source's reference namespace names (connectors.registry.mention_kinds())."""
     g, meta, when = episode.group_id, episode.metadata, episode.timestamp
     eps = [episode.id]
     b = _Builder()
@@ -100,6 +102,7 @@ def email_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
         valid_at=when,
         episode_ids=eps,
         unconfirmed=episode.metadata.unconfirmed_names,
+        mentions=mentions or {},
     )
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

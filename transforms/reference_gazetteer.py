@@ -11,11 +11,12 @@ person (kept as "@jdoe", which NER never reads). The user's own name_map always 
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
 from ground.records import Actor, SourceRecord
+from ground.source_traits import SourceTraits, traits_of
 from transforms.name_check import generic_name, load_stop_names
 from transforms.reference_model import ReferenceConfig, _fold
 
@@ -113,14 +114,16 @@ class KnownParties:
         if org:
             self._add(org, f"org:{_fold(org)}")
 
-    def learn(self, records: Iterable[SourceRecord]) -> None:
+    def learn(self, records: Iterable[SourceRecord], traits: Mapping[str, SourceTraits]) -> None:
+        """The parties the records' headers name, and the titles of party records where the source says its party
+        records are titled by name (traits: source -> SourceTraits)."""
         for record in records:
             for key in _BROWSE_URL.findall(record.body) if "/browse/" in record.body else ():
                 self.projects.setdefault(key, None)
             self._actor(record.actor)
             for participant in record.participants:
                 self._actor(participant.actor)
-            if record.source == "salesforce":
+            if traits_of(traits, record.source).party_titles:
                 kind = record.kind.casefold()
                 if kind in _ORG_KINDS and (org := organisation_name(record.title)):
                     self._add(org, f"org:{_fold(org)}")

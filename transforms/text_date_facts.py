@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from ground.source_traits import SourceTraits
 from transforms.author_text import author_text
 from transforms.episode import Episode
 from transforms.text_dates import TextDate, find_dates
@@ -110,11 +111,8 @@ _CLAUSE_END = re.compile(r";\s*|(?<=[.!])\s+(?=[A-ZÄÖÜ])")
 # A slot word that states by itself: "due 10 April", "fällig am 30.6." (only a preposition between).
 _SELF_STATING = re.compile(r"^(?:due|fällig)$", re.IGNORECASE)
 _PREPOSITIONS = frozenset({"on", "by", "am", "bis", "zum", "the", "den", "dem"})
-_FIELD_BLOCKS = ("Salesforce ", "History:")
 MAX_GAP_WORDS = 8  # slot word ... date: "Die Frist für die Abnahme ist der 30. Juni" has six between
 LEAD_WORDS = 4  # a moving verb before the slot word: "We moved the go-live from 1 July to 14 July"
-# CRM master data and field records (an opportunity's rendered fields) are no one's prose.
-NO_PROSE_KINDS = frozenset({"user", "contact", "contact_role", "account", "account_history", "opportunity"})
 
 
 class DateStatement(BaseModel):
@@ -130,21 +128,24 @@ class DateStatement(BaseModel):
     slot: str | None  # a SLOT_KINDS name
 
 
-def prose(episode: Episode) -> str:
+def prose(episode: Episode, traits: SourceTraits) -> str:
     """The author's new prose of the episode body (its title line is the subject, often a reply's inherited one);
-    a CRM record's rendered field block ("Salesforce Task, ...\nActivity date: ...") and field history are fields."""
+    a record's rendered field block ("Salesforce Task, ...\nActivity date: ...") and field history are fields, where
+    its source renders them (traits.field_block_prefixes)."""
     content, title = episode.content, (episode.metadata.title or "").strip()
     if title and content.startswith(title):
         content = content[len(title) :]
-    if episode.source == "salesforce" and episode.metadata.kind != "email":
+    blocks = traits.field_block_prefixes
+    if blocks and episode.metadata.kind not in traits.field_block_free_kinds:
         paragraphs = content.strip().split("\n\n")
-        content = "\n\n".join(p for p in paragraphs if not p.startswith(_FIELD_BLOCKS))
-    kind = "email" if episode.source == "email" else episode.metadata.kind or "note"
+        content = "\n\n".join(p for p in paragraphs if not p.startswith(blocks))
+    kind = traits.author_text_kind or episode.metadata.kind or "note"
     return _NOT_PROSE.sub(" ", author_text(content, kind=kind).text)
 
 
-def stated_by_prose(episode: Episode) -> bool:
-    return not (episode.source == "salesforce" and episode.metadata.kind in NO_PROSE_KINDS)
+def stated_by_prose(episode: Episode, traits: SourceTraits) -> bool:
+    """False for kinds whose text is no one's prose (CRM master data and field records)."""
+    return episode.metadata.kind not in traits.no_prose_kinds
 
 
 def date_statements(text: str, language: str, when: dt.datetime) -> list[DateStatement]:

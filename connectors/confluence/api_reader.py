@@ -18,11 +18,11 @@ from urllib.parse import parse_qs, urlparse
 
 from connectors.confluence.api_http import get_json, make_client
 from connectors.confluence.api_settings import ConfluenceApiSettings, ConfluenceCheckpoint
-from connectors.confluence.content import SOURCE, ContentVersion, failure, record_from_version
 from connectors.confluence.cql import window_cql
 from connectors.confluence.errors import ConfluenceApiError, ConfluenceConfigError
 from connectors.confluence.groups import ReadStats
 from connectors.confluence.identity import UserDirectory
+from connectors.confluence.records import SOURCE, ContentVersion, failure, record_from_version
 from connectors.confluence.rest_json import PayloadError, content_from_json, users_in
 from ground.contract import TimeWindow
 from ground.records import Deletion, ErrorClass, Origin, RecordFailure, SourceRecord

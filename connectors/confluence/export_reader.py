@@ -14,11 +14,11 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from connectors.archives import ArchiveLimits, checked_members, open_zip, read_member
-from connectors.confluence.content import SOURCE, failure, record_from_version
 from connectors.confluence.groups import GroupPolicy, ReadStats
 from connectors.confluence.html_export import HtmlExportError, page_from_html, page_id_from_name
 from connectors.confluence.identity import UserDirectory
 from connectors.confluence.page_folder import FOLDER_FILES, PageFolderError, in_page_folder, read_page_folder
+from connectors.confluence.records import SOURCE, failure, record_from_version
 from connectors.confluence.rest_json import PayloadError, content_from_json, find_content, space_map, users_in
 from connectors.confluence.xml_export import XmlExport, XmlExportError
 from connectors.files import guarded, walk

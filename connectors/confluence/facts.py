@@ -8,11 +8,13 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
+from connectors.confluence.spec import MENTIONS
 from ground.records import Actor
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactSet,
+    Mentions,
     _Builder,
     add_employers,
     add_reference_facts,
@@ -48,7 +50,7 @@ PROPERTY_LABELS = {"date": "Date", "status": "Status", "text": "Value", "person"
 
 def page_entity(group_id: str, page_id: str, title: str = "", kind: str = "page") -> EntitySpec:
     """The same node a text reference confluence:page:<id> resolves to, named by its title when known."""
-    entity, _ = reference_entity(group_id, f"confluence:page:{page_id}")
+    entity, _ = reference_entity(group_id, f"confluence:page:{page_id}", MENTIONS)
     if title:
         entity = entity.model_copy(
             update={
@@ -135,7 +137,7 @@ def add_page_properties(
                 b.entity(person[0])
             found = None
             if not persons and row["slot"] in PERSON_KEYS:
-                found = reference_target(g, f"person:{value.casefold()}", people, domain_orgs)
+                found = reference_target(g, f"person:{value.casefold()}", people, domain_orgs, mentions=MENTIONS)
             target = b.entity(found[0] if found else property_value_entity(g, kind, value))
         key = " ".join(str(row.get("key") or row["slot"]).split()).rstrip(":").rstrip()
         slot = slot_key(page_slot, f"PROPERTY:{row['slot']}")
@@ -160,7 +162,7 @@ def add_page_properties(
         )
 
 
-def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
+def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions: Mentions | None = None) -> FactSet:
     g, meta = episode.group_id, episode.metadata
     f = meta.fields or {}
     when = _time(f.get("version_at"), episode.timestamp)
@@ -173,7 +175,7 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
     if kind == "comment":
         page_id = f.get("page_id") or meta.parent_key
         comment = b.entity(
-            reference_entity(g, f"confluence:comment:{meta.source_key}")[0].model_copy(
+            reference_entity(g, f"confluence:comment:{meta.source_key}", MENTIONS)[0].model_copy(
                 update={"label": "Comment", "name": meta.title or f"Comment {meta.source_key}"}
             )
         )
@@ -311,7 +313,7 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
         for att in f.get("attachments") or []:
             if not isinstance(att, Mapping) or not att.get("name"):
                 continue
-            entity, _ = reference_entity(g, f"attachment:name:{att['name']}")
+            entity, _ = reference_entity(g, f"attachment:name:{att['name']}", MENTIONS)
             extra = {
                 k: v
                 for k, v in (("media_type", att.get("media_type")), ("version", att.get("version")))
@@ -368,6 +370,7 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSe
         valid_at=when,
         episode_ids=eps,
         unconfirmed=episode.metadata.unconfirmed_names,
+        mentions=mentions or MENTIONS,
     )
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

@@ -10,8 +10,8 @@ import re
 
 from bs4 import BeautifulSoup
 
-from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import ConfluenceUser
+from connectors.confluence.records import AttachmentInfo, ContentVersion
 
 PAGE_FILE = re.compile(r"(?:^|[_/])(\d{3,})\.html$")
 _MODIFIED = re.compile(r"on\s+([A-Z][a-z]{2})\s+(\d{1,2}),\s+(\d{4})")

@@ -16,8 +16,8 @@ from typing import Any
 
 from bs4 import BeautifulSoup
 
-from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import UserDirectory
+from connectors.confluence.records import AttachmentInfo, ContentVersion
 from connectors.confluence.rest_json import PayloadError, adf_body, content_from_json, space_map, users_in
 
 PAGE_FILES = ("page.v2.json", "page.v1.json", "page.xhtml", "page.adf", "page.html")  # a saved page.json stays a

@@ -10,8 +10,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from connectors.atlassian.adf import is_adf
-from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import ConfluenceUser, UserDirectory, user_from_json
+from connectors.confluence.records import AttachmentInfo, ContentVersion
 from connectors.safe_json import as_list
 
 CONTENT_TYPES = {"page": "page", "blogpost": "blogpost", "blog_post": "blogpost", "comment": "comment"}

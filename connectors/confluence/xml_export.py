@@ -16,8 +16,8 @@ from typing import IO, Any
 from lxml import etree
 from pydantic import BaseModel, Field
 
-from connectors.confluence.content import AttachmentInfo, ContentVersion
 from connectors.confluence.identity import ConfluenceUser, UserDirectory
+from connectors.confluence.records import AttachmentInfo, ContentVersion
 
 PAGE_CLASSES = {"Page": "page", "BlogPost": "blogpost", "Comment": "comment"}
 KEPT_CLASSES = set(PAGE_CLASSES) | {

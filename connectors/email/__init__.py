@@ -1,5 +1,5 @@
 """Email export connector: mbox, .eml, Outlook .msg and zip archives of them -> SourceRecord | RecordFailure."""
 
-from connectors.email.reader import EmailExportReader, read_email_exports
+from connectors.email.export_reader import EmailExportReader, read_email_exports
 
 __all__ = ["EmailExportReader", "read_email_exports"]

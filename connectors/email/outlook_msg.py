@@ -12,7 +12,7 @@ from email.message import EmailMessage
 from email.parser import HeaderParser
 from email.utils import format_datetime
 
-from connectors.email.message_record import build_record, failure
+from connectors.email.records import build_record, failure
 from ground.records import Attachment, ErrorClass, Origin, RecordFailure, SourceRecord
 from transforms.html_text import html_to_text
 

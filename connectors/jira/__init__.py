@@ -1,6 +1,6 @@
 """Jira connector: REST API (Cloud v3 / Server v2) and exports (JSON, CSV, XML/RSS) -> SourceRecord | RecordFailure."""
 
-from connectors.jira.api import JiraApiReader
+from connectors.jira.api_reader import JiraApiReader
 from connectors.jira.api_settings import (
     DeletedIssue,
     JiraApiCheckpoint,

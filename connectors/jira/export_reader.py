@@ -10,8 +10,8 @@ from pathlib import Path
 
 from connectors.files import read_files, walk
 from connectors.jira.flat_exports import items_from_csv, items_from_xml
-from connectors.jira.issue_record import SOURCE, failure
 from connectors.jira.json_export import items_from_json
+from connectors.jira.records import SOURCE, failure
 from ground.contract import FileCheckpoint, Item, TimeWindow
 from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord
 

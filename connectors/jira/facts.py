@@ -12,11 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectors.jira.fields import JiraFields
+from connectors.jira.spec import MENTIONS
 from ground.records import Actor, as_utc
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactSet,
+    Mentions,
     _Builder,
     add_employers,
     add_reference_facts,
@@ -132,7 +134,8 @@ def _predicate(verb: str) -> str:
     return "RELATES_TO_ISSUE" if name == "RELATES_TO" else name
 
 
-def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
+def jira_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions: Mentions | None = None) -> FactSet:
+    """`mentions`: what each source's reference namespace names (default: Jira's own)."""
     g, meta = episode.group_id, episode.metadata
     fields = JiraFields.of(meta.fields)
     eps = [episode.id]
@@ -141,7 +144,7 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
     author = b.entity(person_entity(g, episode.actor, episode.source))
     people: list[tuple[EntitySpec, Any]] = [(author, episode.actor)]
     issue_key = fields.key_of(meta.thread_key, meta.source_key)
-    issue_entity, _ = reference_entity(g, f"jira:issue:{issue_key}")
+    issue_entity, _ = reference_entity(g, f"jira:issue:{issue_key}", MENTIONS)
     summary = fields.summary
     if meta.kind == "issue" and summary:
         issue_entity = issue_entity.model_copy(update={"summary": f"Jira issue {issue_key}: {summary}"})
@@ -195,7 +198,7 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
                 )
         seen_at = meta.updated_at
         for link in fields.links:
-            other, _ = reference_entity(g, f"jira:issue:{link.get('key')}")
+            other, _ = reference_entity(g, f"jira:issue:{link.get('key')}", MENTIONS)
             other = b.entity(other)
             verb = str(link.get("verb") or "relates to")
             b.fact(
@@ -216,7 +219,7 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
         ):
             other_key = getattr(fields, relation)
             if other_key and other_key != issue_key:
-                other, _ = reference_entity(g, f"jira:issue:{other_key}")
+                other, _ = reference_entity(g, f"jira:issue:{other_key}", MENTIONS)
                 other = b.entity(other)
                 b.fact(
                     make_fact(
@@ -243,6 +246,7 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
         episode_ids=eps,
         qualifier=meta.source_key,
         unconfirmed=meta.unconfirmed_names,
+        mentions=mentions or MENTIONS,
     )
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()
@@ -253,6 +257,6 @@ def issue_subject(episode: Episode, domain_orgs: Mapping[str, str]) -> tuple[Ent
     meta = episode.metadata
     fields = JiraFields.of(meta.fields)
     key = fields.key_of(meta.thread_key, meta.source_key)
-    entity, _ = reference_entity(episode.group_id, f"jira:issue:{key}")
+    entity, _ = reference_entity(episode.group_id, f"jira:issue:{key}", MENTIONS)
     summary = fields.summary
     return entity, f"on {key} ({summary})" if summary else f"on {key}"

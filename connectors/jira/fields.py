@@ -1,4 +1,4 @@
-"""A typed view over the `fields` of a Jira record, as connectors/jira/issue_record.py stages them.
+"""A typed view over the `fields` of a Jira record, as connectors/jira/records.py stages them.
 
 The record's `fields` dict keeps its keys (it is staged as JSON and read back into the episode); this view names the
 ones the facts read, with their types and fallbacks in one place instead of string keys read back across the module.

@@ -11,7 +11,7 @@ import io
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from connectors.jira.issue_record import Item, failure, issue_records
+from connectors.jira.records import Item, failure, issue_records
 from connectors.jira.times import iso, parse_time
 from ground.records import ErrorClass, Origin
 from transforms.html_text import html_to_text

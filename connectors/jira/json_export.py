@@ -7,8 +7,8 @@ of mixed API dumps never stops a run and never loses an issue silently.
 from collections.abc import Iterator
 from typing import Any
 
-from connectors.jira.issue_record import Item, comment_record, failure, issue_context, issue_records
 from connectors.jira.people import person
+from connectors.jira.records import Item, comment_record, failure, issue_context, issue_records
 from connectors.jira.times import iso, parse_time
 from connectors.safe_json import load_json
 from ground.records import ErrorClass, Origin

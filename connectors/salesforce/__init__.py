@@ -1,6 +1,6 @@
 """Salesforce CRM connector: Data Export files and the REST/Bulk 2.0 API -> SourceRecord | RecordFailure."""
 
-from connectors.salesforce.api import SalesforceApiReader
+from connectors.salesforce.api_reader import SalesforceApiReader
 from connectors.salesforce.api_settings import (
     SalesforceApiCheckpoint,
     SalesforceApiSettings,

@@ -1,5 +1,5 @@
 """A logged-in Salesforce org and one API call with an explicit outcome per answer (the list is in the docstring of
-connectors/salesforce/api.py): retries with backoff honouring Retry-After, one fresh login on an expired session, a stop
+connectors/salesforce/api_reader.py): retries with backoff honouring Retry-After, one fresh login on an expired session, a stop
 before the org's daily allowance runs out, and errors that name the setting to fix.
 """
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from connectors.safe_json import load_json
-from connectors.salesforce.convert import failure, object_of
 from connectors.salesforce.objects import object_from_file_name
+from connectors.salesforce.records import failure, object_of
 from connectors.salesforce.values import canonical, flatten
 from ground.records import ErrorClass, Origin, RecordFailure
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from connectors.archives import ArchiveLimits, checked_members, open_zip
 from connectors.files import guarded
-from connectors.salesforce.convert import SOURCE, convert_row, failure
 from connectors.salesforce.directory import Directory
 from connectors.salesforce.export_files import RowItem, csv_rows, json_rows
 from connectors.salesforce.objects import CHILDREN, DIRECTORY_ONLY, HISTORY_CHILDREN
+from connectors.salesforce.records import SOURCE, convert_row, failure
 from connectors.salesforce.values import canonical, org_currency
 from ground.contract import FileCheckpoint, Item, TimeWindow
 from ground.records import Deletion, ErrorClass, Origin, RecordFailure, SourceRecord

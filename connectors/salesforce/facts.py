@@ -16,12 +16,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectors.salesforce.history import field_changes
+from connectors.salesforce.spec import MENTIONS
 from connectors.salesforce.values import money, parse_number
 from ground.records import Actor, as_utc
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactSet,
+    Mentions,
     _Builder,
     entity_uuid,
     make_fact,
@@ -72,7 +74,7 @@ def account_entity(group_id: str, account: Mapping[str, Any], domain_orgs: Mappi
 
 def record_entity(group_id: str, obj: str, rid: str, name: str) -> EntitySpec:
     """Same node as a mail's mention of the id (reference_entity key), with the record's readable name."""
-    entity, _ = reference_entity(group_id, f"salesforce:{obj}:{rid}")
+    entity, _ = reference_entity(group_id, f"salesforce:{obj}:{rid}", MENTIONS)
     return entity.model_copy(update={"name": name or rid, "summary": f"Salesforce {obj} {name} ({rid})"})
 
 
@@ -154,7 +156,8 @@ def _slot_facts(
         )
 
 
-def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str]) -> FactSet:
+def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions: Mentions | None = None) -> FactSet:
+    """A record's facts from its fields (`mentions` is unused: a CRM record's facts name its own records only)."""
     meta, g = episode.metadata, episode.group_id
     fields = meta.fields or {}
     eps = [episode.id]

@@ -25,10 +25,9 @@ def preview_config(args: argparse.Namespace):
 def export_reader(source: str, paths: list[str]):
     """The export reader of a source's files, configured from the environment (ValueError: unusable setting); no
     Dagster resource is built for it."""
-    from connectors.registry import configured_export_reader
-    from pipelines.resources import source_settings
+    from connectors.registry import export_reader as configured
 
-    return configured_export_reader(source, paths, source_settings(source))
+    return configured(source, paths)
 
 
 @contextmanager
@@ -67,7 +66,7 @@ def with_known_projects(config, source: str, reader):
     from ground.records import SourceRecord
 
     known = project_keys.load(Staging(str(settings.home() / "staging")))
-    if source == "jira":
+    if config.traits(source).names_project_keys:
         for item in reader.read(None):
             if isinstance(item, SourceRecord):
                 known |= record_projects(item)

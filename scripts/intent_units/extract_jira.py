@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from connectors.atlassian.adf import adf_to_text, is_adf  # noqa: E402
-from connectors.jira.issue_record import issue_context  # noqa: E402
+from connectors.jira.records import issue_context  # noqa: E402
 from transforms.intent.context import jira_context  # noqa: E402
 
 _KEY = re.compile(r"/issue/([A-Za-z][A-Za-z0-9_]*-\d+|\d+)(?:/|$)")
@@ -30,7 +30,7 @@ def issue_key_from(url):
 
 
 def walk(node, file, out, issue_key=None, summary=None, issue=None):
-    """issue: the comment's issue as the reader keeps it on a comment record (connectors.jira.issue_record)."""
+    """issue: the comment's issue as the reader keeps it on a comment record (connectors.jira.records)."""
     if isinstance(node, dict):
         if isinstance(node.get("fields"), dict) and node.get("key"):
             issue_key, summary = node["key"], node["fields"].get("summary")

@@ -12,12 +12,10 @@ import sys
 
 def main(source: str, address_space: int, paths: list[str]) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-    from connectors.archives import ArchiveLimits
     from connectors.registry import export_reader
     from ground.records import RecordFailure
 
-    options = {"archive_limits": ArchiveLimits.from_env()} if source != "jira" else {}  # Jira reads no zips
-    reader = export_reader(source, paths, **options)
+    reader = export_reader(source, paths)  # with its settings from the environment, archive limits too
     records, failures = [], []
     for item in reader.read(None):
         if isinstance(item, RecordFailure):

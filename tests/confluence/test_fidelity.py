@@ -18,6 +18,7 @@ from connectors.confluence import ConfluenceExportReader
 from connectors.confluence.rest_json import find_content
 from connectors.confluence.storage import storage_to_text
 from connectors.confluence.storage_xml import _local, parse_storage
+from connectors.registry import traits_of
 from ground.contract import split
 from tests.corpus import corpus_dir
 from transforms.build import record_text
@@ -78,7 +79,7 @@ def test_given_every_cloud_page_folder_then_the_rendered_page_text_is_in_its_epi
         records, failures = split(ConfluenceExportReader([folder]).read())
         assert failures == [] and len(records) == 1, (folder, [f.describe() for f in failures])
         source = view_text((folder / "page.html").read_text(encoding="utf-8"))
-        pairs.append((folder.name, source, record_text(records[0])))
+        pairs.append((folder.name, source, record_text(records[0], traits_of(records[0].source))))
     assert below(pairs) == []
 
 
@@ -92,7 +93,7 @@ def test_given_every_cloud_page_as_adf_only_then_the_adf_text_is_in_its_episode(
         (record,), failures = split(ConfluenceExportReader([copy]).read())
         assert failures == [] and record.fields["body_source"] == "page.v2.json body.atlas_doc_format"
         doc = json.loads((folder / "page.adf").read_text(encoding="utf-8"))
-        pairs.append((folder.name, adf_own_text(doc), record_text(record)))
+        pairs.append((folder.name, adf_own_text(doc), record_text(record, traits_of(record.source))))
     assert below(pairs) == []
 
 
@@ -128,7 +129,7 @@ def test_given_every_saved_rest_response_then_each_record_carries_its_body():
         for record in records:
             records_seen += 1
             assert record.source_key in bodies, f"{path.name} [{record.source_key}]: a record without a body"
-            content = record_text(record)
+            content = record_text(record, traits_of(record.source))
             source = max(bodies[record.source_key], key=lambda text: token_recall(text, content))
             pairs.append((f"{path.relative_to(root)} [{record.source_key}]", source, content))
     assert records_seen >= 7

@@ -21,14 +21,13 @@ def peak_mb() -> float:
 
 def main(source: str, cpu_seconds: int, path: str) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-    from connectors.registry import SOURCE_NAMES, configured_export_reader
+    from connectors.registry import SOURCE_NAMES, export_reader
     from ground.records import Deletion, RecordFailure
-    from pipelines.resources import source_settings
 
     counts = {"records": 0, "failures": 0, "deletions": 0}
     cpu, wall = time.process_time(), time.perf_counter()
     if source in SOURCE_NAMES:
-        for item in configured_export_reader(source, [path], source_settings(source)).read(None):
+        for item in export_reader(source, [path]).read(None):
             kind = (
                 "failures" if isinstance(item, RecordFailure) else "deletions" if isinstance(item, Deletion) else None
             )

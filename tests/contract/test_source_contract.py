@@ -5,9 +5,9 @@ fixtures under tests/contract/fixtures/<source>/ fails here."""
 
 import pytest
 
-from connectors.registry import configured_export_reader
+from assets.resources import SourceApisResource
+from connectors import registry
 from ground.records import Deletion, RecordFailure, SourceRecord
-from pipelines.resources import api_env_name, api_resources, source_settings
 from tests.contract.cases import (
     BROKEN,
     CASES,
@@ -93,24 +93,27 @@ def test_given_a_deleted_record_when_read_then_it_arrives_as_a_deletion(source, 
     assert all(d.source == source and d.source_key and d.reason for d in read.deletions)
 
 
+def secret_text(value):
+    return value.get_secret_value() if hasattr(value, "get_secret_value") else value
+
+
 MARKED = ("_url", "_username", "_token", "_password", "_secret")  # free-text settings: any value is valid
 
 
 @pytest.mark.parametrize("source", SOURCES)
 def test_given_the_environment_when_settings_load_then_the_cli_and_the_resource_agree(source, monkeypatch, tmp_path):
     # given the source's free-text settings (URLs, user names, secrets) set in their GRAPHFEED_<SOURCE>_* variables
-    fields = [name for name in type(api_resources()["apis"]).model_fields if name.startswith(f"{source}_")]
-    marked = [name for name in fields if name.endswith(MARKED)]
+    model = type(registry.settings(source))
+    marked = [name for name in model.model_fields if f"_{name}".endswith(MARKED)]
     for name in marked:
-        monkeypatch.setenv(api_env_name(name), f"https://{source}.example/{name}")
-    # when the CLI's plain settings and the Dagster resource's are read
-    plain = source_settings(source)
+        monkeypatch.setenv(model.env_name(name), f"https://{source}.example/{name}")
+    # when the CLI's settings (the registry's, no Dagster) and the Dagster resource's are read
+    plain = registry.settings(source)
     # then they agree and each variable's value arrived
-    assert plain == api_resources()["apis"].settings_of(source)
-    assert set(plain) == {name.removeprefix(f"{source}_") for name in fields}
-    assert all(plain[name.removeprefix(f"{source}_")] == f"https://{source}.example/{name}" for name in marked)
-    # and with the defaults, the export reader builds from the plain settings and reads the good export
+    assert plain == SourceApisResource().settings_of(source)
+    assert all(secret_text(getattr(plain, name)) == f"https://{source}.example/{name}" for name in marked)
+    # and with the defaults, the export reader builds from the environment and reads the good export
     for name in marked:
-        monkeypatch.delenv(api_env_name(name))
-    reader = configured_export_reader(source, [laid_out(source, GOOD, tmp_path)], source_settings(source))
+        monkeypatch.delenv(model.env_name(name))
+    reader = registry.export_reader(source, [laid_out(source, GOOD, tmp_path)])
     assert any(isinstance(item, SourceRecord) for item in reader.read(None))

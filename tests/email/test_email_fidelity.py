@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from connectors.email import EmailExportReader
+from connectors.registry import traits_of
 from ground.records import RecordFailure
 from tests.fidelity import below, corpus_dir, report, token_recall
 from transforms.build import record_text
@@ -120,7 +121,7 @@ def measure(root: Path) -> tuple[list[tuple[str, float, str, str]], list[str]]:
         if isinstance(item, RecordFailure):
             failed.add((item.location.file, item.location.index or 0))
         else:
-            records[(item.origin.file, item.origin.index or 0)] = record_text(item)
+            records[(item.origin.file, item.origin.index or 0)] = record_text(item, traits_of(item.source))
     scores, lost = [], []
     for path in sorted(p for p in root.rglob("*") if p.is_file() and p.name != "SOURCES.md"):
         try:

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from connectors.email.message_record import parse_message
 from connectors.email.mime_parts import body_text, find_body_part
+from connectors.email.records import parse_message
 from transforms.quotes import strip_reply
 
 TALON = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "email" / "talon" / "fixtures"

@@ -1,8 +1,8 @@
 """header_text skips the stdlib's unstructured-header parse for plain ASCII values (issue 13): the text it returns is
 the one the parser gives, for folded, encoded, structured and repeated headers alike."""
 
-from connectors.email.message_record import parse_message
 from connectors.email.mime_parts import header_text
+from connectors.email.records import parse_message
 
 MAIL = (
     b"From: =?utf-8?q?J=C3=BCrgen?= <j@example.com>\r\n"

@@ -4,8 +4,8 @@ parser's for any value, whatever the cuts, so the pieces are made tiny here and 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from connectors.email.message_record import MAIL_POLICY, parse_message
 from connectors.email.mime_parts import header_text
+from connectors.email.records import MAIL_POLICY, parse_message
 from connectors.email.unstructured import LONG, unstructured_text
 
 # Tokens that exercise every rule of get_unstructured: valid q/b words, bad charsets and encodings, unclosed and

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from connectors.jira import JiraExportReader
-from connectors.registry import episode_facts
+from connectors.registry import episode_facts, traits_of
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.facts import salesforce_facts
 from ground.contract import split
@@ -54,7 +54,9 @@ def episodes(paths: list[Path], group_id: str, currency: str | None = None, fail
         failed += len(failures)
         out.append(
             [
-                make_episode(r, record_text(r), "en", "other", 1.0, [], EpisodeSettings(group_id=group_id))
+                make_episode(
+                    r, record_text(r, traits_of(r.source)), "en", "other", 1.0, [], EpisodeSettings(group_id=group_id)
+                )
                 for r in records
             ]
         )
@@ -168,7 +170,7 @@ def jira_episodes(group_id: str):
     assert not failures
     settings = EpisodeSettings(group_id=group_id)
     return [
-        make_episode(r, record_text(r), lang, intent, 0.9, [], settings)
+        make_episode(r, record_text(r, traits_of(r.source)), lang, intent, 0.9, [], settings)
         for r in records
         for intent, lang in [COMMENT_INTENTS.get(r.source_key, ("other", "en"))]
     ]

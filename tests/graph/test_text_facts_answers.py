@@ -14,6 +14,7 @@ from mcp.client.stdio import StdioServerParameters
 from assets.resources import IntentModelResource, SourceApisResource
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
+from connectors.registry import source_traits
 from ground.records import RecordFailure
 from tests.graph.conftest import graph_config
 from tests.graph.test_mcp_server import payload
@@ -50,7 +51,9 @@ SLOT_QUESTIONS = [
 def sample_episodes(tmp_path_factory):
     """Every sample record of every source as an episode, with the trained intent model (no graph yet)."""
     classifier = IntentModelResource(cache_dir=str(tmp_path_factory.mktemp("models"))).classifier(ROOT)
-    settings = EpisodeSettings(references=ReferenceConfig(jira_project_keys=["NW", "ACME"]))
+    settings = EpisodeSettings(
+        references=ReferenceConfig(jira_project_keys=["NW", "ACME"]), source_traits=source_traits()
+    )
     apis, episodes = SourceApisResource(), {}
     for source in ("email", "jira", "confluence", "salesforce"):
         records = (

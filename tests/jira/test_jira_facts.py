@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from connectors.jira.facts import jira_facts
-from connectors.jira.issue_record import issue_records
+from connectors.jira.records import issue_records
 from connectors.registry import episode_facts
 from ground.records import Origin
 from transforms.build import EpisodeSettings, make_episode

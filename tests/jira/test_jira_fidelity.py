@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from connectors.jira import JiraExportReader
+from connectors.registry import traits_of
 from ground.contract import split
 from tests.fidelity import below, corpus_dir, report, token_recall
 from transforms.build import record_text
@@ -87,7 +88,7 @@ def measure(root: Path) -> tuple[list[tuple[str, float, str, str]], list[str]]:
         records, _ = split(JiraExportReader([path]).read())
         content: dict[str, str] = {}
         for record in records:
-            content.setdefault(record.source_key, record_text(record))
+            content.setdefault(record.source_key, record_text(record, traits_of(record.source)))
         name = str(path.relative_to(root))
         for key, text in wanted.items():
             if key not in content:

@@ -4,6 +4,7 @@ export (own keys, link targets, parent, changelog), kept under the graphfeed hom
 import datetime as dt
 
 from connectors.jira.project_keys import learn_project_keys
+from connectors.registry import source_traits
 from flow import project_keys
 from flow.episodes import stage_episodes
 from flow.staging import RAW, Staging
@@ -66,7 +67,7 @@ def test_given_no_configured_keys_when_a_jira_partition_is_staged_then_keys_of_l
     # given the two issues staged for one partition and no GRAPHFEED_JIRA_PROJECT_KEYS
     staging = Staging(str(tmp_path / "staging"))
     staging.write_all("jira", RAW, PARTITION, ISSUES)
-    settings = EpisodeSettings(references=ReferenceConfig(ner=False))
+    settings = EpisodeSettings(references=ReferenceConfig(ner=False), source_traits=source_traits())
     # when the episodes are built
     stage_episodes(staging, "jira", [PARTITION], Constant(), settings)
     # then the keys of the own and the sibling projects are references, the look-alikes are not
@@ -80,7 +81,7 @@ def test_given_a_jira_run_then_a_later_mail_run_accepts_keys_of_its_projects(tmp
     # given a Jira run that learned its projects under this home
     staging = Staging(str(tmp_path / "staging"))
     staging.write_all("jira", RAW, PARTITION, ISSUES)
-    settings = EpisodeSettings(references=ReferenceConfig(ner=False))
+    settings = EpisodeSettings(references=ReferenceConfig(ner=False), source_traits=source_traits())
     stage_episodes(staging, "jira", [PARTITION], Constant(), settings)
     # when a mail naming an issue of a learned project and a look-alike is staged afterwards
     mail = SourceRecord(

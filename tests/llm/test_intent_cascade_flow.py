@@ -10,6 +10,7 @@ import pytest
 from connectors.graph.llm.intent import LLMIntentCascade
 from connectors.graph.llm.settings import intent_cascade_settings
 from connectors.graph.llm.store import LLMStore
+from connectors.registry import source_traits
 from flow.episodes import stage_episodes
 from flow.staging import EPISODES, RAW, Staging
 from ground.records import Actor, SourceRecord
@@ -64,7 +65,7 @@ def staged(tmp_path: Path, server=None) -> tuple[dict[str, dict], dict]:
         DAY,
         [mail("<a@x>", "Fixed on main, released in 1.2.3."), mail("<b@x>", "Let's go with option B for the cache.")],
     )
-    settings = EpisodeSettings(references=ReferenceConfig(ner=False))
+    settings = EpisodeSettings(references=ReferenceConfig(ner=False), source_traits=source_traits())
     if server is None:
         stats = stage_episodes(staging, "email", [DAY], UnsureOfVotes(), settings)
     else:

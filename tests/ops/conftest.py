@@ -62,7 +62,7 @@ def chain_resources(home: Path, model_cache: Path, **episode_overrides) -> dict:
     return {
         **default_resources(),
         "home": HomeResource(path=str(home)),
-        "exports": ExportsResource(email=[str(SAMPLE_EMAIL)]),
+        "exports": ExportsResource(paths_by_source={"email": [str(SAMPLE_EMAIL)]}),
         "episode_config": EpisodeConfig(jira_project_keys=["NW", "ACME"], **episode_overrides),
         "intent_model": IntentModelResource(cache_dir=str(model_cache)),
     }

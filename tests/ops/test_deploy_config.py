@@ -155,10 +155,9 @@ def _env_names_read_by_code() -> set[str]:
         *(p for d in ("pipelines", "assets", "flow") for p in (REPO_ROOT / d).rglob("*.py")),
         REPO_ROOT / "connectors" / "graph" / "llm" / "settings.py",
     ]
-    from assets.resources import SourceApisResource
-    from pipelines.resources import api_env_name
+    from connectors.registry import specs
 
-    derived = {api_env_name(field) for field in SourceApisResource.model_fields}  # each API field has its variable
+    derived = {s.settings.env_name(field) for s in specs().values() for field in s.settings.model_fields}
     return derived | {name for path in files for name in pattern.findall(path.read_text())}
 
 
@@ -193,11 +192,13 @@ def _documented_default(value: object) -> str:
     return f"`{value}`"
 
 
-def test_every_api_field_is_documented_with_its_variable_and_default():
-    """Given the API resource's fields (each declared once, its variable derived from its name), when the
-    configuration reference is read, then each has a row naming its variable, the field and its default."""
-    from assets.resources import SourceApisResource
-    from pipelines.resources import api_env_name
+def test_every_source_setting_is_documented_with_its_variable_and_default():
+    """Given each registered source's settings (declared once in its spec, its variable derived from its name), when
+    the configuration reference is read, then each has a row naming its variable, `<source>_<field>` and its default,
+    and a secret (SecretStr) says so."""
+    from pydantic import SecretStr
+
+    from connectors.registry import specs
 
     reference = (REPO_ROOT / "docs" / "configuration.md").read_text()
     rows = {}
@@ -205,14 +206,18 @@ def test_every_api_field_is_documented_with_its_variable_and_default():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 3 and cells[1].startswith("`"):
             rows[cells[1].strip("`")] = cells
-    wrong = []
-    for field, info in SourceApisResource.model_fields.items():
-        row = rows.get(field)
-        default = _documented_default(info.default)  # may be followed by what it means: "– (the pipeline's group)"
-        if (
-            row is None
-            or row[0] != f"`{api_env_name(field)}`"
-            or not (row[2] == default or row[2].startswith(default + " ("))
-        ):
-            wrong.append((field, api_env_name(field), _documented_default(info.default), row[:3] if row else None))
-    assert len(SourceApisResource.model_fields) > 30 and not wrong, wrong
+    wrong, fields = [], 0
+    for source, spec in specs().items():
+        for name, info in spec.settings.model_fields.items():
+            field, env, fields = f"{source}_{name}", spec.settings.env_name(name), fields + 1
+            row = rows.get(field)
+            default = _documented_default(info.default)  # may be followed by its meaning: "– (the pipeline's group)"
+            secret = SecretStr in getattr(info.annotation, "__args__", (info.annotation,))
+            if (
+                row is None
+                or row[0] != f"`{env}`"
+                or not (row[2] == default or row[2].startswith(default + " ("))
+                or secret != ("**secret**" in row[3])
+            ):
+                wrong.append((field, env, default, row[:4] if row else None))
+    assert fields > 30 and not wrong, wrong

@@ -47,7 +47,7 @@ def sample_resources(home: Path, model_cache: Path) -> dict:
     return {
         "home": HomeResource(path=str(home)),
         "exports": ExportsResource(
-            **{source: [str(SAMPLE / "exports" / source)] for source in ("email", "jira", "confluence", "salesforce")}
+            paths_by_source={s: [str(SAMPLE / "exports" / s)] for s in ("email", "jira", "confluence", "salesforce")}
         ),
         "episode_config": EpisodeConfig(jira_project_keys=["NW", "ACME"]),
         "intent_model": IntentModelResource(cache_dir=str(model_cache)),

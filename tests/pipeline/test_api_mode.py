@@ -16,10 +16,14 @@ TOKEN = "s3cr3t-token-value"
 def test_jira_chain_pulls_the_partition_window_from_the_api(httpserver, resources):
     FakeJira(httpserver, cloud=True, issues=5, page_size=2)
     apis = SourceApisResource(
-        jira_url=httpserver.url_for("/").rstrip("/"),
-        jira_username="bot@northwind.example",
-        jira_api_token=TOKEN,
-        jira_project_keys=["ACME"],
+        settings={
+            "jira": {
+                "url": httpserver.url_for("/").rstrip("/"),
+                "username": "bot@northwind.example",
+                "api_token": TOKEN,
+                "project_keys": ["ACME"],
+            }
+        }
     )
     chain = build_source_chain("jira")
     result = dg.materialize(
@@ -46,11 +50,15 @@ def test_an_issue_gone_from_the_next_full_listing_becomes_a_tombstone(httpserver
     # then that night stages a tombstone for it and the graph step retires its episodes in the ledger
     fake = FakeJira(httpserver, cloud=True, issues=3, page_size=2)
     apis = SourceApisResource(
-        jira_url=httpserver.url_for("/").rstrip("/"),
-        jira_username="bot@northwind.example",
-        jira_api_token=TOKEN,
-        jira_project_keys=["ACME"],
-        jira_full_listing_days=0,
+        settings={
+            "jira": {
+                "url": httpserver.url_for("/").rstrip("/"),
+                "username": "bot@northwind.example",
+                "api_token": TOKEN,
+                "project_keys": ["ACME"],
+                "full_listing_days": 0,
+            }
+        }
     )
     chain = build_source_chain("jira")
     nights = ["2026-04-11", "2026-04-12", "2026-04-13"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from connectors.registry import traits_of
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.facts import salesforce_facts
 from ground.contract import split
@@ -38,7 +39,9 @@ def amounts(folder: Path, currency: str | None = None) -> tuple[str, list[str]]:
     records, failures = split(SalesforceExportReader([folder], currency=currency).read())
     assert not failures
     (opp,) = [r for r in records if r.kind == "opportunity"]
-    episode = make_episode(opp, record_text(opp), "en", "other", 1.0, [], EpisodeSettings(group_id="g"))
+    episode = make_episode(
+        opp, record_text(opp, traits_of(opp.source)), "en", "other", 1.0, [], EpisodeSettings(group_id="g")
+    )
     facts = sorted(f.fact for f in salesforce_facts(episode, {}).facts if f.predicate == "HAS_AMOUNT")
     return episode.content, facts
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from connectors.registry import traits_of
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.directory import sid
 from ground.contract import split
@@ -79,7 +80,9 @@ def measure(root: Path) -> tuple[list[tuple[str, float, str, str]], list[str]]:
         deleted = {item.source_key.split(":", 1)[-1] for item in items if isinstance(item, Deletion)}
         content: dict[str, str] = {}
         for record in records:
-            content[record.fields["id"]] = content.get(record.fields["id"], "") + "\n" + record_text(record)
+            content[record.fields["id"]] = (
+                content.get(record.fields["id"], "") + "\n" + record_text(record, traits_of(record.source))
+            )
         failed = {f.source_key.split(":", 1)[-1] for f in failures if f.source_key}
         whole_file_failed = any(f.source_key is None for f in failures) and not records
         name = str(path.relative_to(root))
@@ -106,7 +109,7 @@ def test_given_a_custom_object_with_many_columns_and_a_long_note_then_the_episod
     row = "a0X000000000001AAA,Rollout,2026-04-01T09:00:00.000Z," + ",".join(f"value{i}" for i in range(40))
     (tmp_path / "Rollout__c.csv").write_text(head + row + f',"{note}",{"QUJD" * 80}\n')
     (record,), _ = split(SalesforceExportReader([tmp_path]).read())
-    content = record_text(record)
+    content = record_text(record, traits_of(record.source))
     assert all(f": value{i}\n" in content + "\n" or f": value{i}" in content for i in range(40))
     assert token_recall(note, content) == 1.0 and "QUJDQUJD" not in content
 
@@ -118,4 +121,4 @@ def test_given_a_contact_with_a_custom_notes_field_then_the_note_reaches_the_epi
         f'003000000000001AAA,Lars Haugen,lars@fjordline.example,2026-04-01T09:00:00.000Z,"{note}"\n'
     )
     (record,), _ = split(SalesforceExportReader([tmp_path]).read())
-    assert token_recall(note, record_text(record)) == 1.0
+    assert token_recall(note, record_text(record, traits_of(record.source))) == 1.0

@@ -14,7 +14,7 @@ import pytest
 
 from connectors.graph.config import GraphConfig
 from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
-from connectors.registry import episode_facts
+from connectors.registry import episode_facts, traits_of
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.facts import salesforce_facts
 from ground.contract import split
@@ -37,7 +37,7 @@ def extractor(episode, domain_orgs):
 def episodes_of(path: Path, group_id: str):
     records, _ = split(SalesforceExportReader([path]).read())
     settings = EpisodeSettings(group_id=group_id)
-    return [make_episode(r, record_text(r), "en", "other", 1.0, [], settings) for r in records]
+    return [make_episode(r, record_text(r, traits_of(r.source)), "en", "other", 1.0, [], settings) for r in records]
 
 
 def test_given_the_sample_facts_then_the_contact_slot_holds_dana_then_priya():

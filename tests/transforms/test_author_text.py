@@ -171,8 +171,10 @@ def test_given_confluence_tables_and_headings_when_prepared_then_they_are_conten
 
 
 def test_given_a_crm_field_summary_when_prepared_for_the_classifier_then_nothing_collapses():
+    from connectors.registry import traits_of
     from transforms.intent.units import prepare_record
 
+    crm = traits_of("salesforce")
     body = "Salesforce Opportunity.\nStage: Closed Won\nAmount: 48,500 USD\nClose date: 2026-05-02"
-    assert prepare_record(body, "Acme renewal", "salesforce", "opportunity", "en").text == body
-    assert prepare_record(body, "Acme renewal", "salesforce", "task", "en").text != body
+    assert prepare_record(body, "Acme renewal", crm, "opportunity", "en").text == body
+    assert prepare_record(body, "Acme renewal", crm, "task", "en").text != body

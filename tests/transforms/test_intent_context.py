@@ -4,6 +4,7 @@ act of its description and of the comment that resolves it."""
 import datetime as dt
 
 from connectors.jira import JiraExportReader
+from connectors.registry import traits_of
 from ground.contract import split
 from tests.corpus import corpus_dir
 from transforms.build import classifier_input
@@ -36,8 +37,9 @@ def test_given_a_comment_then_only_the_one_written_as_the_issue_was_resolved_is_
 
 
 def test_given_records_of_other_sources_then_they_carry_no_context():
-    assert record_context("email", "email", {"issue_type": "Bug"}) == ()
-    assert record_context("jira", "issue", None) == ()
+    assert record_context(traits_of("email"), "email", {"issue_type": "Bug"}) == ()
+    assert record_context(traits_of("jira"), "issue", None) == ()
+    assert record_context(traits_of("jira"), "issue", {"issue_type": "Bug"}) == ("issue:bug",)
 
 
 def test_given_the_real_export_then_the_resolving_comment_reaches_the_classifier_with_its_context():
@@ -47,7 +49,7 @@ def test_given_the_real_export_then_the_resolving_comment_reaches_the_classifier
     assert failures == []
     by_key = {r.source_key: r for r in records}
     # when the episodes' classifier input is built
-    inputs = {key: classifier_input(record, "en") for key, record in by_key.items()}
+    inputs = {key: classifier_input(record, "en", traits_of("jira")) for key, record in by_key.items()}
     # then the description reads as a bug report and only the second comment as the resolving one
     assert inputs["AC-1216"].context == ("issue:bug",)
     assert inputs["AC-1216#342513"].context == ("on:bug",)

@@ -9,14 +9,15 @@ import pytest
 
 from connectors.confluence.facts import confluence_facts
 from connectors.jira.facts import jira_facts
-from connectors.registry import episode_facts, intent_subjects
+from connectors.registry import episode_facts, intent_subjects, source_traits
 from connectors.salesforce.facts import salesforce_facts
 from ground.records import Actor
 from transforms import intent_facts as intent
 from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.intent_facts import DATE_RELATION
 
-intent_facts = partial(intent.intent_facts, subjects=intent_subjects())  # as the registry's extractor calls it
+# as the registry's extractor calls it
+intent_facts = partial(intent.intent_facts, subjects=intent_subjects(), traits=source_traits())
 
 UTC = dt.UTC
 LENA = Actor(type="human", id="lena.ortiz@acme.example", name="Lena Ortiz", email="lena.ortiz@acme.example")

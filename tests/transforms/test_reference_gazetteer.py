@@ -5,10 +5,13 @@ import datetime as dt
 
 import pytest
 
+from connectors.registry import source_traits
 from ground.records import Actor, SourceRecord
 from transforms.build import EpisodeSettings, build_episodes
 from transforms.reference_gazetteer import KnownParties, domain_organisation, person_name
 from transforms.references import ReferenceConfig, extract_references
+
+TRAITS = source_traits()
 
 WHEN = dt.datetime(2018, 10, 2, tzinfo=dt.UTC)
 
@@ -59,7 +62,7 @@ def test_mail_domains_that_name_an_organisation(address, expected):
 def test_known_people_and_organisations_are_found_where_ner_is_not_sure():
     # given the parties a Jira export's comment authors carry
     known = KnownParties()
-    known.learn([record("C-1", "first", JAN), record("C-2", "second", HANS)])
+    known.learn(traits=TRAITS, records=[record("C-1", "first", JAN), record("C-2", "second", HANS)])
     config = known.config(ReferenceConfig())
     text = "Thanks [~jvennemann], as Hans Knöchel said: we will check it with Axway tomorrow."
     # when extracted without and with the learned parties
@@ -76,11 +79,12 @@ def test_salesforce_accounts_and_contacts_are_known_parties():
     system = Actor(type="system", id="salesforce", name="Salesforce")
     known = KnownParties()
     known.learn(
-        [
+        traits=TRAITS,
+        records=[
             record("001A", "", system, source="salesforce", kind="account", title="Rick Thomas Company"),
             record("001B", "", system, source="salesforce", kind="account", title="Test 1234"),
             record("003A", "", system, source="salesforce", kind="contact", title="Janet Yellen"),
-        ]
+        ],
     )
     assert known.names == {"Rick Thomas Company": "org:rick thomas company", "Janet Yellen": "person:janet yellen"}
     refs = extract_references("Met Janet Yellen from Rick Thomas Company.", config=known.config(ReferenceConfig()))
@@ -92,7 +96,7 @@ def test_salesforce_accounts_and_contacts_are_known_parties():
 
 def test_the_users_name_map_wins_and_an_unchanged_gazetteer_keeps_its_config():
     known = KnownParties()
-    known.learn([record("C-1", "x", JAN)])
+    known.learn(traits=TRAITS, records=[record("C-1", "x", JAN)])
     base = ReferenceConfig(name_map={"Jan Vennemann": "person:jan@vennemann"})
     first = known.config(base)
     assert first.name_map["Jan Vennemann"] == "person:jan@vennemann" and first.name_map["@jvennemann"]
@@ -119,7 +123,10 @@ def test_a_handle_is_read_only_from_mentions_and_an_os_domain_is_no_organisation
     bob = Actor(id="bob@bob-marley.example.net", name="Bob Marley", email="bob@marley.io")
     tux = Actor(id="tux@linux.org", name="Tux Penguin", email="tux@linux.org")
     known = KnownParties()
-    known.learn([record("M-1", "x", bob, source="email", kind="email"), record("M-2", "y", tux, source="email")])
+    known.learn(
+        traits=TRAITS,
+        records=[record("M-1", "x", bob, source="email", kind="email"), record("M-2", "y", tux, source="email")],
+    )
     config = known.config(ReferenceConfig())
     # when a greeting names "Bob" and the text names Linux
     refs = {r.id for r in extract_references("Hello Bob,\n\nthe build works on Linux now. @bob thanks", config=config)}

@@ -93,7 +93,7 @@ def test_given_jira_comments_with_unconfirmed_names_when_facts_are_built_then_no
     from pathlib import Path
 
     from connectors.jira.facts import jira_facts
-    from connectors.jira.issue_record import issue_records
+    from connectors.jira.records import issue_records
     from ground.records import Origin
     from transforms.build import EpisodeSettings, make_episode
 

@@ -13,6 +13,8 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
+from ground.source_traits import SourceTraits
+
 # how close to the issue's resolution a comment counts as the resolving one
 RESOLVING_WINDOW = dt.timedelta(minutes=10)
 
@@ -105,9 +107,10 @@ def jira_context(
     return tuple(out)
 
 
-def record_context(source: str, kind: str, fields: Mapping[str, Any] | None) -> tuple[str, ...]:
-    """Context tokens of a staged record (its `fields` as the connector wrote them); () where none apply."""
-    if (source or "").lower() != "jira" or not fields:
+def record_context(traits: SourceTraits, kind: str, fields: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """Context tokens of a staged record (its `fields` as the connector wrote them); () where none apply (a source
+    whose records are no issues)."""
+    if not traits.issue_context or not fields:
         return ()
     kind = (kind or "").lower()
     if kind == "issue":

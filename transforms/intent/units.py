@@ -13,12 +13,13 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from ground.source_traits import SYNTHETIC_FAMILY, SourceTraits
 from transforms.author_text import author_text
 from transforms.intent.data import IntentDataError, Taxonomy, normalise_lang
 from transforms.jsonl_lines import numbered_lines
 
-FAMILIES = ("mail", "jira_description", "jira_comment", "confluence", "crm")
-SYNTHETIC = "synthetic"
+FAMILIES = ("mail", "jira_description", "jira_comment", "confluence", "crm")  # the labelled data's families
+SYNTHETIC = SYNTHETIC_FAMILY
 # Which author_text rules a family gets: mail reply rules for mails and CRM e-mail messages.
 _FAMILY_KIND = {
     "mail": "email",
@@ -63,18 +64,9 @@ class ClassifierInput(NamedTuple):
     context: tuple[str, ...] = ()  # transforms.intent.context tokens of the record
 
 
-def family_of(source: str, kind: str) -> str:
-    """The source family of a record (what per-family figures and the family feature use)."""
-    source, kind = (source or "").lower(), (kind or "").lower()
-    if source == "email":
-        return "mail"
-    if source == "jira":
-        return "jira_comment" if kind == "comment" else "jira_description"
-    if source == "confluence":
-        return "confluence"
-    if source == "salesforce":
-        return "crm"
-    return SYNTHETIC
+def family_of(traits: SourceTraits, kind: str) -> str:
+    """The source family of a record (what per-family figures and the family feature use), as its source declares."""
+    return traits.family(kind)
 
 
 def prepare(unit: LabelledUnit) -> ClassifierInput:
@@ -85,16 +77,13 @@ def prepare(unit: LabelledUnit) -> ClassifierInput:
     return ClassifierInput(prepared.text, prepared.subject, unit.source_family, lang, tuple(unit.context))
 
 
-# CRM records whose body is prose an author wrote; the others (account, opportunity, ...) are field summaries that
-# the reader wrote from structured data: nothing to strip, and "Stage: Closed Won" lines must not collapse.
-CRM_PROSE_KINDS = frozenset({"email", "task", "event", "case", "note"})
-
-
 def prepare_record(
-    body: str, subject: str | None, source: str, kind: str, lang: str, context: Sequence[str] = ()
+    body: str, subject: str | None, traits: SourceTraits, kind: str, lang: str, context: Sequence[str] = ()
 ) -> ClassifierInput:
-    family = family_of(source, kind)
-    if family == "crm" and (kind or "").lower() not in CRM_PROSE_KINDS:
+    """A record's classifier input. Kinds the source does not declare prose (CRM field summaries the reader wrote from
+    structured data) are read as they are: nothing to strip, and "Stage: Closed Won" lines must not collapse."""
+    family = family_of(traits, kind)
+    if not traits.is_prose(kind):
         return ClassifierInput(
             (body or "").strip(), (subject or "").strip(), family, normalise_lang(lang), tuple(context)
         )

@@ -14,8 +14,8 @@ from typing import BinaryIO
 
 from connectors.archives import ArchiveLimits, checked_members, open_zip
 from connectors.email.mbox_scan import iter_mbox
-from connectors.email.message_record import SOURCE, failure, record_from_bytes
 from connectors.email.outlook_msg import CFB_MAGIC, record_from_msg_bytes
+from connectors.email.records import SOURCE, failure, record_from_bytes
 from connectors.files import read_files, walk
 from ground.contract import FileCheckpoint, Item, TimeWindow
 from ground.records import ErrorClass, Origin, RecordFailure, SourceRecord

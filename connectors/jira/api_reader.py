@@ -30,7 +30,7 @@ from connectors.jira.api_settings import (
     JiraConfigError,
     JiraUnavailableError,
 )
-from connectors.jira.issue_record import SOURCE, Item, failure, issue_records
+from connectors.jira.records import SOURCE, Item, failure, issue_records
 from connectors.jira.times import epoch_ms
 from ground.contract import TimeWindow
 from ground.records import Deletion, ErrorClass, Origin, RecordFailure, SourceRecord

@@ -46,8 +46,8 @@ from connectors.salesforce.api_settings import (
     SalesforceApiSettings,
     SalesforceUnavailableError,
 )
-from connectors.salesforce.convert import SOURCE, convert_row, failure
 from connectors.salesforce.directory import Directory, sid
+from connectors.salesforce.records import SOURCE, convert_row, failure
 from connectors.salesforce.values import Row, flatten, parse_bool
 from ground.contract import Item, TimeWindow
 from ground.records import ErrorClass, Origin, RecordFailure
