@@ -39,6 +39,13 @@ def is_neo4j(driver_or_provider: Any) -> bool:
     return getattr(provider, "value", provider) == Provider.NEO4J.value
 
 
+def group_filter(var: str, driver_or_provider: Any, param: str = "g") -> str:
+    """The Cypher condition that keeps a query inside its group. Neo4j holds every group in one database; on FalkorDB
+    the graph is the group, and the condition would only cost: it makes FalkorDB walk the group_id range index over
+    every edge (the hub mailbox's slot-subject scan: 185 ms with it, 11 ms without)."""
+    return f"{var}.group_id = ${param}" if is_neo4j(driver_or_provider) else "true"
+
+
 def fulltext_query(query: str, group_ids: list[str] | None, driver: Any) -> str:
     """graphiti's search_utils.fulltext_query for the two backends graphfeed runs on."""
     if is_neo4j(driver):

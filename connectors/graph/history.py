@@ -14,7 +14,7 @@ import difflib
 
 from pydantic import BaseModel, Field
 
-from connectors.graph.connection import GraphReads, as_datetime
+from connectors.graph.connection import GraphReads, as_datetime, group_filter
 from connectors.graph.known_at import Revision, parse_revisions
 
 MAX_CANDIDATES = 10
@@ -104,11 +104,11 @@ def relation_matches(relation: str, name: str) -> bool:
 
 
 SUBJECTS = (
-    "MATCH (s:Entity)-[e:RELATES_TO]->(:Entity) WHERE e.group_id = $g AND e.slot IS NOT NULL "
+    "MATCH (s:Entity)-[e:RELATES_TO]->(:Entity) WHERE {group} AND e.slot IS NOT NULL "
     "RETURN DISTINCT s.uuid AS uuid, s.name AS name, e.slot AS slot, e.name AS relation"
 )
 CHAIN = (
-    "MATCH (s:Entity {uuid: $s})-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND e.slot IS NOT NULL "
+    "MATCH (s:Entity {{uuid: $s}})-[e:RELATES_TO]->(o:Entity) WHERE {group} AND e.slot IS NOT NULL "
     "RETURN e.uuid AS uuid, e.name AS relation, o.name AS value, e.fact AS fact, e.valid_at AS valid_at, "
     "e.invalid_at AS invalid_at, e.created_at AS created_at, e.expired_at AS expired_at, "
     "e.revisions AS revisions, e.episodes AS episodes"
@@ -121,7 +121,8 @@ EPISODES = (
 
 async def subjects(backend: GraphReads, group_id: str) -> list[Subject]:
     found: dict[str, Subject] = {}
-    for r in await backend.query(group_id, SUBJECTS, g=group_id):
+    cypher = SUBJECTS.format(group=group_filter("e", backend.provider))
+    for r in await backend.query(group_id, cypher, g=group_id):
         s = found.setdefault(r["uuid"], Subject(uuid=r["uuid"], name=r["name"] or "", key=_key_of(r["slot"])))
         if r["relation"] not in s.relations:
             s.relations.append(r["relation"])
@@ -139,7 +140,9 @@ async def fact_history(backend: GraphReads, group_id: str, subject: str, relatio
     chosen = choose_subject(subject, await subjects(backend, group_id))
     rows = [
         r
-        for r in await backend.query(group_id, CHAIN, g=group_id, s=chosen.uuid)
+        for r in await backend.query(
+            group_id, CHAIN.format(group=group_filter("e", backend.provider)), g=group_id, s=chosen.uuid
+        )
         if relation is None or relation_matches(relation, r["relation"])
     ]
     if relation is not None and not rows:

@@ -11,7 +11,7 @@ import re
 import sys
 from typing import Any
 
-from connectors.graph.connection import is_neo4j
+from connectors.graph.connection import group_filter, is_neo4j
 from connectors.graph.search_indexes import NEO4J_EDGE_FULLTEXT, NEO4J_NODE_FULLTEXT, neo4j_vector_index
 
 # Edges a graph step may scan around its origins (hubs hold thousands of facts: the cap bounds the step).
@@ -179,8 +179,7 @@ class SearchSteps:
         return f"vec.cosineDistance({var}.{prop}, vecf32($vec))", "ASC"
 
     def _group(self, var: str) -> str:
-        """Neo4j holds every group in one database; on FalkorDB the graph is the group."""
-        return f"{var}.group_id = $g" if self.neo4j else "true"
+        return group_filter(var, self.driver)
 
     def _edges(self, var: str) -> str:
         """The facts this search may return: the group's, narrowed to `only` uuids and `names` relations if set."""
