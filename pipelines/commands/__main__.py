@@ -1,7 +1,5 @@
 """`python -m pipelines.commands ...` is the `graphfeed` console script."""
 
-import sys
+from pipelines.commands import cli
 
-from pipelines.commands import main
-
-sys.exit(main())
+cli()

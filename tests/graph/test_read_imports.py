@@ -98,3 +98,27 @@ def test_given_a_fresh_interpreter_when_search_is_imported_then_the_fact_builder
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+def test_given_a_read_command_as_a_process_then_its_whole_output_and_exit_code_arrive(written_home):
+    """`graphfeed` (cli()) ends a read command without the interpreter's teardown: the output must still be whole."""
+    env = {**os.environ, "GRAPHFEED_HOME": str(written_home), "GRAPHFEED_FALKOR_IDLE_SECONDS": "0"}
+    graphfeed = [sys.executable, "-m", "pipelines.commands"]
+    argv = ["episodes", "list", "--group", "graphfeed", "--json"]
+    in_process = subprocess.run(
+        [sys.executable, "-c", f"import sys; from pipelines.commands import main; sys.exit(main({argv!r}))"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # when the same read runs as the console script, its output goes through a pipe
+    piped = subprocess.run([*graphfeed, *argv], env=env, capture_output=True, text=True, timeout=120)
+    # then every byte and the exit code arrive as main() gives them
+    assert piped.returncode == in_process.returncode == 0
+    assert piped.stdout == in_process.stdout and "<imports@acme>" in piped.stdout
+    # and an answer that is a "no" keeps its exit code and message
+    missing = subprocess.run(
+        [*graphfeed, "history", "Nobody Here", "--group", "graphfeed"], env=env, capture_output=True, text=True
+    )
+    assert missing.returncode == 1 and "Nobody Here" in missing.stderr
