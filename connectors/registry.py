@@ -57,12 +57,14 @@ def carried_checkpoint(source: str) -> type[Checkpoint] | None:
     return load() if load else None
 
 
-def export_reader(source: str, paths: Sequence[str | Path], source_settings: SourceSettings | None = None) -> Reader:
+def export_reader(
+    source: str, paths: Sequence[str | Path], source_settings: SourceSettings | None = None
+) -> Reader[Any]:
     """The export reader with the options the source's settings give it (time zones, group policy, limits)."""
     return spec(source).export_reader(paths, source_settings or settings(source))
 
 
-def api_reader(source: str, source_settings: SourceSettings | None = None) -> Reader | None:
+def api_reader(source: str, source_settings: SourceSettings | None = None) -> Reader[Any] | None:
     """The source's API reader when its settings name an endpoint, else None (its export files are read)."""
     return spec(source).api_reader(source_settings or settings(source))
 

@@ -157,15 +157,15 @@ class SourceSpec:
     traits: SourceTraits
     settings: type[SourceSettings]
     # (export files/folders, settings) -> Reader; ValueError naming the variable when a setting is unusable
-    export_reader: Callable[[Sequence[str | Path], Any], Reader]
+    export_reader: Callable[[Sequence[str | Path], Any], Reader[Any]]
     # settings -> the API reader when the settings name an endpoint, else None (the export files are read)
-    api_reader: Callable[[Any], Reader | None]
+    api_reader: Callable[[Any], Reader[Any] | None]
     facts: Callable[[], SourceFacts]
     # The API checkpoint type whose finished state carries across nights (Jira: the keys of its last full listing, so
     # a key gone from the next listing is a deletion); None: every night's API read starts from its window.
     carried_checkpoint: Callable[[], type[Checkpoint]] | None = None
 
 
-def no_api(settings: Any) -> Reader | None:
+def no_api(settings: Any) -> Reader[Any] | None:
     """A source read from export files only."""
     return None

@@ -14,12 +14,13 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from connectors.graph.config import ConfigError, EmbedderMismatch
+from connectors.graph.config import EmbedderMismatch
 from connectors.graph.ledger import Ledger, backlog_growing
 from connectors.graph.llm.meter import Usage
 from connectors.graph.sink import BatchResult, Budget, Failure, GraphSink, OutcomeStatus
 from flow.stage import Tombstone
 from flow.staging import EPISODES, TOMBSTONES, Staging
+from ground.errors import ConfigError
 from transforms.episode import Episode
 
 FATAL = (ConfigError, EmbedderMismatch)  # configuration problems: stop the run, never blame an episode

@@ -17,8 +17,7 @@ from connectors.registry import traits_of
 from transforms.build import EpisodeSettings
 from transforms.episode import Episode
 from transforms.intent.context import record_context
-from transforms.intent.data import IntentDataError, load_taxonomy
-from transforms.intent.training import DEFAULT_TAXONOMY
+from transforms.intent.data import DEFAULT_TAXONOMY, IntentDataError, load_taxonomy
 from transforms.intent.units import ClassifierInput, prepare_record
 
 DEFAULT_MODEL_THRESHOLD = 0.5  # IntentClassifier's default, for a model that does not say its own
@@ -49,9 +48,10 @@ def cascade_unit(episode: Episode) -> CascadeUnit:
 def relabel(episodes: list[Episode], cascade: LLMIntentCascade) -> list[Episode]:
     for episode, decision in zip(episodes, cascade.run([cascade_unit(e) for e in episodes]), strict=True):
         if decision.label != episode.intent:
-            episode.metadata.intent_local = episode.intent
+            # extra fields (EpisodeMetadata allows them): set only where the cascade ran, so other previews are unchanged
+            episode.metadata.intent_local = episode.intent  # type: ignore[attr-defined]
             episode.intent = decision.label
-        episode.metadata.intent_source = decision.source
+        episode.metadata.intent_source = decision.source  # type: ignore[attr-defined]
     return episodes
 
 

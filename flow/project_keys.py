@@ -6,6 +6,8 @@ mail or Confluence run after a Jira run accepts `ABC-123` for every project the 
 import json
 from collections.abc import Iterable, Sequence
 
+from upath import UPath
+
 from connectors.jira.project_keys import learn_project_keys
 from flow.staging import RAW, Staging
 from ground.records import SourceRecord
@@ -15,7 +17,7 @@ STORE = "references"
 FILE = "jira_project_keys.json"
 
 
-def _path(staging: Staging):
+def _path(staging: Staging) -> UPath:
     return staging.root / STORE / FILE
 
 

@@ -52,7 +52,7 @@ class RawStats(BaseModel):
 
 
 def stage_raw_records(
-    reader: Reader,
+    reader: Reader[Checkpoint],
     staging: Staging,
     source: str,
     partition_keys: Sequence[str],
