@@ -11,6 +11,7 @@ if [ "${1:-}" = "--fix" ]; then
   "$BIN/ruff" format --quiet .
 fi
 "$BIN/ruff" check .
+"$BIN/ruff" check --preview --select PLC2701 .   # no private names imported across modules (pyproject: exceptions)
 "$BIN/ruff" format --check .
 "$BIN/lint-imports" --no-cache
 "$BIN/mypy"

@@ -52,7 +52,7 @@ from transforms.fact_model import (
 # ---------------------------------------------------------------- builders shared by the per-source extractors
 
 
-class _Builder:
+class FactBuilder:
     """Collects entities/facts without duplicates (same uuid twice in one episode)."""
 
     def __init__(self) -> None:
@@ -82,7 +82,7 @@ def _day(moment: dt.datetime) -> str:
 
 
 def add_reference_facts(
-    b: "_Builder",
+    b: "FactBuilder",
     group_id: str,
     subject: EntitySpec,
     references: Iterable[str],
@@ -125,7 +125,7 @@ def add_reference_facts(
 
 
 def add_employers(
-    b: "_Builder",
+    b: "FactBuilder",
     group_id: str,
     people: list[tuple[EntitySpec, Any]],
     domain_orgs: Mapping[str, str],
@@ -156,7 +156,7 @@ def add_employers(
 
 def no_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions: Mentions | None = None) -> FactSet:
     """Sources without structured rules yet: the episode still gets its author as a mention."""
-    b = _Builder()
+    b = FactBuilder()
     b.entity(person_entity(episode.group_id, episode.actor, episode.source))
     return b.result()
 

@@ -21,9 +21,9 @@ from ground.source_traits import SourceTraits, traits_of
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
+    FactBuilder,
     FactSet,
     FactSpec,
-    _Builder,
     make_fact,
     message_entity,
     normalise_email,
@@ -135,7 +135,7 @@ def intent_facts(
     for a bot. subjects maps a source to what its episodes are about (connectors.registry.intent_subjects()), traits
     a source to its SourceTraits (connectors.registry.source_traits()).
     """
-    b = _Builder()
+    b = FactBuilder()
     writer = author(episode)
     if writer is None:
         return b.result()

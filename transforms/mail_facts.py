@@ -10,9 +10,9 @@ from typing import Any
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
+    FactBuilder,
     FactSet,
     Mentions,
-    _Builder,
     _day,
     _label,
     add_employers,
@@ -29,7 +29,7 @@ def email_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions: Ment
     `mentions`: what each source's reference namespace names (connectors.registry.mention_kinds())."""
     g, meta, when = episode.group_id, episode.metadata, episode.timestamp
     eps = [episode.id]
-    b = _Builder()
+    b = FactBuilder()
     subject = meta.title.strip() or "(no subject)"
     sender = b.entity(person_entity(g, episode.actor, episode.source))
     message = b.entity(message_entity(g, episode.source, meta.source_key, meta.title))

@@ -13,9 +13,9 @@ from ground.records import Actor
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
+    FactBuilder,
     FactSet,
     Mentions,
-    _Builder,
     add_employers,
     add_reference_facts,
     entity_uuid,
@@ -105,7 +105,7 @@ def property_value_entity(group_id: str, kind: str, value: str) -> EntitySpec:
 
 
 def add_page_properties(
-    b: _Builder,
+    b: FactBuilder,
     g: str,
     page: EntitySpec,
     rows: list,
@@ -167,7 +167,7 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions:
     f = meta.fields or {}
     when = _time(f.get("version_at"), episode.timestamp)
     eps = [episode.id]
-    b = _Builder()
+    b = FactBuilder()
     kind = str(f.get("content_type") or meta.kind)
     version = f.get("version") or meta.version
     people: list[tuple[EntitySpec, Any]] = []

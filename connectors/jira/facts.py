@@ -17,9 +17,9 @@ from ground.records import Actor, as_utc
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
+    FactBuilder,
     FactSet,
     Mentions,
-    _Builder,
     add_employers,
     add_reference_facts,
     entity_uuid,
@@ -139,7 +139,7 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions: Menti
     g, meta = episode.group_id, episode.metadata
     fields = JiraFields.of(meta.fields)
     eps = [episode.id]
-    b = _Builder()
+    b = FactBuilder()
     when = episode.timestamp
     author = b.entity(person_entity(g, episode.actor, episode.source))
     people: list[tuple[EntitySpec, Any]] = [(author, episode.actor)]

@@ -22,9 +22,9 @@ from ground.records import Actor, as_utc
 from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
+    FactBuilder,
     FactSet,
     Mentions,
-    _Builder,
     entity_uuid,
     make_fact,
     merge_factsets,
@@ -93,7 +93,7 @@ def _money(value: Any, currency: str | None) -> str | None:
     return money(value, currency)
 
 
-def _works_at(b: _Builder, g: str, person: EntitySpec, org: EntitySpec, when: dt.datetime | None, eps: list[str]):
+def _works_at(b: FactBuilder, g: str, person: EntitySpec, org: EntitySpec, when: dt.datetime | None, eps: list[str]):
     b.fact(
         make_fact(
             g,
@@ -126,7 +126,7 @@ def _timeline(fields: Mapping[str, Any], field: str) -> list[tuple[str, dt.datet
 
 
 def _slot_facts(
-    b: _Builder,
+    b: FactBuilder,
     g: str,
     subject: EntitySpec,
     predicate: str,
@@ -161,7 +161,7 @@ def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions:
     meta, g = episode.metadata, episode.group_id
     fields = meta.fields or {}
     eps = [episode.id]
-    b = _Builder()
+    b = FactBuilder()
     actor = b.entity(person_entity(g, episode.actor, SOURCE))
     rid, kind = fields.get("id") or "", meta.kind
     created = _when(fields.get("created_at")) or episode.timestamp
@@ -335,7 +335,7 @@ def salesforce_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions:
     result = b.result()
     if kind == "email":
         parts = [result, email_facts(episode, domain_orgs)]
-        extra = _Builder()
+        extra = FactBuilder()
         for item in fields.get("related") or []:
             if item.get("name"):
                 message = email_facts(episode, domain_orgs).entities[1]
