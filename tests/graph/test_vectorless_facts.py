@@ -63,6 +63,12 @@ def test_envelope_facts_have_no_vector_and_search_still_finds_them(backend_confi
             assert {"SENT", "SENT_TO", "REPLIED_TO"} <= set(found)
             for name, has in found.items():
                 assert has == ({False} if name in VECTORLESS_RELATIONS else {True}), name
+            # and the pipelined write embeds none of their texts (the embedder's per-run cache holds what it embedded)
+            writer.embedder._cache.clear()
+            await writer.write_batches([[email_episode(group_id, "<late@acme.example>", JUNE, title="Late note")]])
+            embedded = set(writer.embedder._cache)
+            assert "Dana Whitfield" in embedded and "Late note" in embedded
+            assert not [text for text in embedded if "Late note" in text and "emailed" in text], embedded
             # when asked through the indexes and by the exact scan
             indexed, scanned = await answers(writer, group_id), await answers(writer, group_id, exact=True)
             # then both answer without a degraded step and find the envelope facts by their words
