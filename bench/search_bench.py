@@ -3,6 +3,7 @@ it before issue 13 (BM25 + brute-force cosine + BFS, RRF), on the same synthetic
 
 usage: python bench/search_bench.py [--sizes 10000,100000] [--backends falkordb-embedded,neo4j] [--queries 50]
                                     [--baseline-queries 10] [--baseline-timeout 10] [--warmup 50] [--neo4j-jit c2]
+                                    [--vectorless]
 Each graph is written once per run (bench/synthetic_graph.py: hubs, history, random MiniLM-dimension vectors) and
 reused by both searches. 50 questions now + 50 as of a date (the query embedding is inside the timing for both),
 after --warmup other questions (a server answers warm: Neo4j's C2 JIT needs ~100 searches to reach its speed). The
@@ -102,6 +103,14 @@ async def run_size(writer: GraphWriter, size: int, args: argparse.Namespace) -> 
     group_id = f"bench_{size}"
     t = time.perf_counter()
     graph = await write_synthetic(writer, group_id, size)
+    if args.vectorless:  # as the writer stores them since issue 34: envelope facts (SENT_TO here) without a vector
+        from connectors.graph.to_graphiti import VECTORLESS_RELATIONS
+
+        await writer.backend.query(
+            group_id,
+            "MATCH ()-[e:RELATES_TO]->() WHERE e.name IN $names SET e.fact_embedding = null",
+            names=sorted(VECTORLESS_RELATIONS),
+        )
     built = time.perf_counter() - t
     top = sorted(graph.hub_degree.items(), key=lambda kv: -kv[1])[:3]
     print(
@@ -164,6 +173,7 @@ def main() -> None:
     parser.add_argument("--baseline-timeout", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--neo4j-jit", choices=["c1", "c2"], default="c2")
+    parser.add_argument("--vectorless", action="store_true", help="envelope facts (SENT_TO: 40 %%) without a vector")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     results = {}

@@ -8,10 +8,10 @@ import asyncio
 import dataclasses
 import datetime as dt
 import re
-import sys
 from typing import Any
 
 from connectors.graph.connection import group_filter, is_neo4j
+from connectors.graph.search_errors import DatabaseStepError, database_errors, step_failure
 from connectors.graph.search_indexes import NEO4J_EDGE_FULLTEXT, NEO4J_NODE_FULLTEXT, neo4j_vector_index
 
 # Edges a graph step may scan around its origins (hubs hold thousands of facts: the cap bounds the step).
@@ -67,23 +67,6 @@ class Edge:
         edge = cls(**{k: v for k, v in row.items() if k in fields})
         edge.episodes = list(edge.episodes or [])
         return edge
-
-
-class DatabaseStepError(Exception):
-    """Raised inside a step for a timeout or a database-side failure; the step is then reported as degraded."""
-
-
-def _database_errors() -> tuple[type[BaseException], ...]:
-    """The read client's error reply, and Neo4j's and redis-py's when their drivers are loaded: a driver that is not
-    loaded raised nothing, and importing one to name its error would cost a degraded step ~0.1-0.2 s."""
-    from connectors.graph.resp import ResponseError
-
-    errors: list[type[BaseException]] = [ResponseError]
-    for module, name in (("neo4j.exceptions", "Neo4jError"), ("redis.exceptions", "ResponseError")):
-        loaded = sys.modules.get(module)
-        if loaded is not None:
-            errors.append(getattr(loaded, name))
-    return tuple(errors)
 
 
 class SearchSteps:
@@ -162,8 +145,8 @@ class SearchSteps:
             return [dict(zip(header, row)) for row in result.result_set]
         except TimeoutError as exc:
             raise DatabaseStepError("timeout") from exc
-        except _database_errors() as exc:
-            raise DatabaseStepError(_reason(exc)) from exc
+        except database_errors() as exc:
+            raise DatabaseStepError(step_failure(exc)) from exc
 
     async def step(self, name: str, coro: Any) -> list[Any]:
         try:
@@ -177,6 +160,19 @@ class SearchSteps:
         if self.neo4j:
             return f"vector.similarity.cosine({var}.{prop}, $vec)", "DESC"
         return f"vec.cosineDistance({var}.{prop}, vecf32($vec))", "ASC"
+
+    def _fact_score(self) -> tuple[str, str]:
+        """The graph step's score of a fact e (s)->(o) around $origins: its own vector's similarity, or for a fact
+        written without one (to_graphiti.VECTORLESS_RELATIONS) that of the name of its endpoint which is not an
+        origin (the message a sender sent, the person mailed): what the fact adds to the entity asked about. Never
+        null (Neo4j sorts null first in DESC): a missing vector ranks last."""
+        fact, order = self._cosine("fact_embedding", "e")
+        obj, subj = self._cosine("name_embedding", "o")[0], self._cosine("name_embedding", "s")[0]
+        worst = -1 if self.neo4j else 2
+        return (
+            f"coalesce(CASE WHEN e.fact_embedding IS NOT NULL THEN {fact} WHEN s.uuid IN $origins THEN {obj} "
+            f"ELSE {subj} END, {worst})"
+        ), order
 
     def _group(self, var: str) -> str:
         return group_filter(var, self.driver)
@@ -260,6 +256,7 @@ class SearchSteps:
         extra = {"at": self.at(moment)} if moment is not None else {}
         rows = await self.rows(
             f"MATCH (s:Entity)-[e:RELATES_TO]->(o:Entity) WHERE {self._edges('e')} AND {holds} "
+            "AND e.fact_embedding IS NOT NULL "
             f"WITH e, s, o, {cosine} AS score ORDER BY score {order} LIMIT $k RETURN {self.columns}",
             k=pool,
             vec=vec,
@@ -337,14 +334,15 @@ class SearchSteps:
         """Facts touching the origin entities, closest to the question first: depth 1, at most LOCAL_SCAN edges."""
         if not origins:
             return []
-        cosine, order = self._cosine("fact_embedding", "e")
+        cosine, order = self._fact_score()
         holds = HOLDS if moment is not None else "true"
         extra = {"at": self.at(moment)} if moment is not None else {}
         returned = f"collect({_packed(self.columns)}) AS rows" if self.neo4j else self.columns
         rows = await self.rows(
             "UNWIND $origins AS u MATCH (n:Entity {uuid: u})-[e:RELATES_TO]-(:Entity) "
             f"WHERE {self._edges('e')} AND {holds} WITH DISTINCT e LIMIT $scan "
-            f"WITH e, startNode(e) AS s, endNode(e) AS o, {cosine} AS score ORDER BY score {order} LIMIT $k "
+            "WITH e, startNode(e) AS s, endNode(e) AS o "
+            f"WITH e, s, o, {cosine} AS score ORDER BY score {order} LIMIT $k "
             f"RETURN {returned}",
             origins=origins,
             vec=vec,
@@ -390,10 +388,3 @@ def _packed(columns: str) -> str:
 
 
 _START, _END = re.compile(r"\bs\."), re.compile(r"\bo\.")
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(getattr(exc, "message", None) or exc)
-    if "timed out" in text.lower() or "TransactionTimedOut" in str(getattr(exc, "code", "")):
-        return "timeout"
-    return f"{type(exc).__name__}: {text[:200]}"

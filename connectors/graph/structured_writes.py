@@ -14,12 +14,20 @@ from graphiti_core.driver.driver import GraphProvider
 from pydantic import BaseModel, Field
 
 from connectors.graph.backend import META_LABEL, GraphBackend, as_datetime
+from connectors.graph.bulk_statements import NO_VECTOR, FalkorBulkTx, Neo4jBulkTx
 from connectors.graph.config import EmbedderMismatch
 from connectors.graph.known_at import format_revision, next_revisions
 from connectors.graph.pins import SCHEMA_VERSION, graphiti_version
 from connectors.graph.sink import BatchResult
 from connectors.graph.timeline import SlotEdge, absence_end, recompute_slot
-from connectors.graph.to_graphiti import entity_edge, entity_node, episode_properties, episodic_node, mention_edge
+from connectors.graph.to_graphiti import (
+    entity_edge,
+    entity_node,
+    episode_properties,
+    episodic_node,
+    mention_edge,
+    wants_vector,
+)
 from transforms.episode import Episode
 from transforms.fact_model import name_rank
 from transforms.facts import FactSet, FactSpec
@@ -47,60 +55,6 @@ ON CREATE SET m.embedder = $embedder, m.embedding_dim = $dim, m.created_at = $no
     m.created_schema_version = $schema_version, m.created_graphiti_version = $graphiti_version
 SET m.updated_at = $now, m.schema_version = $schema_version, m.graphiti_version = $graphiti_version
 """
-
-
-class _Vector:
-    """An embedding on its way into a FalkorDB statement, already as the text falkordb-py would make of it.
-
-    FalkorDB takes parameters inlined in the statement text; on the way three recursive walkers (graphiti's datetime
-    conversion and NUL stripping, falkordb-py's stringify_param_value) each visit every float of every vector with a
-    few isinstance checks: ~3 x 384 calls per vector, the largest CPU cost of a structured write (cProfile,
-    docs/capacity.md). Not a list, so the first two pass it through; stringify falls back to str(), which returns the
-    same text it would have built element by element."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, values: Sequence[float]):
-        self.text = "[" + ",".join(map(str, values)) + "]"
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def _vectors_as_text(value: Any) -> Any:
-    """Rows of a bulk statement with every `*embedding` list replaced by its _Vector (nothing else touched)."""
-    if isinstance(value, dict):
-        return {
-            k: _Vector(v) if isinstance(v, list) and k.endswith("embedding") else _vectors_as_text(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_vectors_as_text(v) for v in value]
-    return value
-
-
-class _BulkTx:
-    """What graphiti's bulk writer talks to on FalkorDB: its own statements, sent with fewer round trips and vectors
-    rendered once (_Vector).
-
-    graphiti sends one `UNWIND $nodes` statement per entity node there (labels cannot be query parameters); rows whose
-    statement text is identical (same labels) go out together: a round trip per label set instead of per node.
-    """
-
-    def __init__(self, tx: Any):
-        self.tx = tx
-
-    async def run(self, query: Any, **kwargs: Any) -> Any:
-        if isinstance(query, list):
-            grouped: dict[str, dict[str, Any]] = {}
-            rest = []
-            for cypher, params in query:
-                if set(params) == {"nodes"}:
-                    grouped.setdefault(str(cypher), {"nodes": []})["nodes"].extend(params["nodes"])
-                else:
-                    rest.append((cypher, params))
-            query = [(cypher, _vectors_as_text(params)) for cypher, params in [*grouped.items(), *rest]]
-        return await self.tx.run(query, **_vectors_as_text(kwargs))
 
 
 def count_facts(result: BatchResult, facts: Sequence[FactSpec]) -> None:
@@ -291,8 +245,10 @@ async def write_group(
     embedder = w.embedder
     name_vecs = await embedder.create_batch([names[e.uuid] for e in facts.entities]) if facts.entities else []
     fact_list = list(merged.values())
-    fact_vecs = await embedder.create_batch([f.fact for f, *_ in fact_list]) if fact_list else []
-    for vec in [*name_vecs[:1], *fact_vecs[:1]]:
+    embedded = [f.fact for f, *_ in fact_list if wants_vector(f)]
+    vecs = iter(await embedder.create_batch(embedded) if embedded else [])
+    fact_vecs = [next(vecs) if wants_vector(f) else None for f, *_ in fact_list]
+    for vec in [*name_vecs[:1], *[v for v in fact_vecs if v is not None][:1]]:
         if len(vec) != w.config.embedding_dim:
             raise EmbedderMismatch(
                 f"embedder {w.embedder_name} returned {len(vec)}-d vectors, "
@@ -370,9 +326,9 @@ async def write_group(
     }
 
     async def unit(tx: Any) -> None:
-        bulk_tx = tx if driver.provider == GraphProvider.NEO4J else _BulkTx(tx)
+        bulk_tx = Neo4jBulkTx(tx) if driver.provider == GraphProvider.NEO4J else FalkorBulkTx(tx)
         await add_nodes_and_edges_bulk_tx(
-            bulk_tx, episodic_nodes, mention_edges, entity_nodes, entity_edges, embedder, driver=driver
+            bulk_tx, episodic_nodes, mention_edges, entity_nodes, entity_edges, NO_VECTOR, driver=driver
         )
         if extra_props:
             await tx.run(SET_EPISODE_PROPS, rows=extra_props)

@@ -17,6 +17,20 @@ from transforms.facts import FACT_NAMESPACE, EntitySpec, FactSpec
 # Sources whose content is a conversation turn; everything else is prose.
 MESSAGE_SOURCES = frozenset({"email", "chat", "slack", "teams"})
 
+# Relations written without a `fact_embedding` (issue 34): message-envelope facts, whose text is a template over the
+# sender, the recipients, the subject and the date. Every word of it is in the full-text index and on the endpoints
+# (people by name, the message named by its subject, each with a name vector), so the full-text step and the graph
+# step find them; the scenario answers are the same without a vector of their own (docs/capacity.md, issue 34)
+# and made 78 % of the texts a mail run embeds. The read side scores a fact without a vector by its endpoints' name
+# vectors (search_steps.around) and the vector steps skip it; a graph written before keeps its vectors and reads
+# the same, whether a later rewrite of a fact drops its old vector or not (no migration).
+VECTORLESS_RELATIONS = frozenset({"SENT", "SENT_TO", "CC", "BCC", "REPLIED_TO", "MENTIONS_MESSAGE"})
+
+
+def wants_vector(fact: FactSpec) -> bool:
+    """Whether the fact gets a `fact_embedding` (see VECTORLESS_RELATIONS)."""
+    return fact.predicate not in VECTORLESS_RELATIONS
+
 
 def episode_type(episode: Episode) -> EpisodeType:
     return EpisodeType.message if episode.source in MESSAGE_SOURCES else EpisodeType.text

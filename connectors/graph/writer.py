@@ -30,6 +30,7 @@ from connectors.graph.llm_extraction import write_llm
 from connectors.graph.pins import check_stamp, read_stamp
 from connectors.graph.sink import BatchResult
 from connectors.graph.structured_writes import write_group
+from connectors.graph.to_graphiti import wants_vector
 from connectors.graph.tombstones import invalidate_episodes
 from connectors.registry import episode_facts
 from ground.identity import validate_group_id
@@ -191,7 +192,7 @@ class GraphWriter(UsesEmbedder):
             if self.config.extraction_mode(episode.source) == "llm":
                 continue
             part = self.extractor(episode, self.config.domain_orgs)
-            texts += [e.name for e in part.entities] + [f.fact for f in part.facts]
+            texts += [e.name for e in part.entities] + [f.fact for f in part.facts if wants_vector(f)]
         return texts
 
     async def prefetch(self, episodes: Sequence[Episode]) -> None:
