@@ -36,8 +36,10 @@ _LEADING = frozenset(
 )
 _MAX_WORDS = 6
 # A model number right after a word: "S2", "6P", "5s", "2", "Z1" (a lone capital too, but not "I"/"A" or an initial).
-_MODEL = r"[ -]?(?:[A-Z]{0,2}\d{1,4}[A-Za-z]{0,2}|[B-HJ-Z])(?![\w.,:/])"
-_LETTERED_MODEL = r"[ -]?(?:[A-Z]{1,2}\d{1,4}[A-Za-z]{0,2}|\d{1,4}[A-Za-z]{1,2})(?![\w.,:/])"
+_MODEL = r"[ -]?(?:[A-Z]{0,2}\d{1,4}[A-Za-z]{0,2}|[B-HJ-Z])(?![\w/]|[.,:]\w)"
+_LETTERED_MODEL = r"[ -]?(?:[A-Z]{1,2}\d{1,4}[A-Za-z]{0,2}|\d{1,4}[A-Za-z]{1,2})(?![\w/]|[.,:]\w)"
+# A last word that names a product line or form factor ("S-series", "Galaxy-smartphone", "Note Pro").
+_PRODUCT_WORD = re.compile(r"(?i)(?:^|-)(?:series|edition|smartphone|phone|tablet|pro|plus|mini|max|ultra|lite)$")
 
 
 def legal_form_names(view: str, text: str) -> list[ner.Entity]:
@@ -111,10 +113,11 @@ def _cut_at_nouns(name: list[re.Match[str]], text: str) -> list[re.Match[str]]:
 
 
 def model_word(name: str, text: str) -> bool:
-    """A word of `name` stands for a device or product model here: it ends in a single capital ("Xperia U"), or the
-    text writes one of its words (after the first) right before a model number ("Galaxy S2", "Pixel 2")."""
+    """A word of `name` stands for a device or product model here: it ends in a single capital ("Xperia U") or a
+    product-line word ("S-series"), or the text writes one of its words (after the first) right before a model
+    number ("Galaxy S2", "Pixel 2")."""
     words = name.split()
-    if len(words) >= 2 and re.fullmatch(r"[A-Z]", words[-1]):
+    if len(words) >= 2 and (re.fullmatch(r"[A-Z]", words[-1]) or _PRODUCT_WORD.search(words[-1])):
         return True
     if len(words) == 1:  # "Jan 31" is a date, "Mac 10" a count: one word needs a lettered model ("Nexus 6P")
         return bool(re.search(rf"(?<![\w-])(?i:{re.escape(name)}){_LETTERED_MODEL}", text))

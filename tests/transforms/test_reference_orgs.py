@@ -97,3 +97,16 @@ def test_given_a_name_next_to_a_date_then_it_stays_a_person():
     # "Jan 31" is a date, not a model number: a one-word name needs a lettered model ("6P") to be a product
     text = "Jan Kowalski will deliver it on Jan 31. Martin agreed."
     assert names(text).get("Jan Kowalski") == "person"
+
+
+@pytest.mark.parametrize(
+    ("text", "product"),
+    [
+        ("Fixed for the Samsung S-series and the Galaxy-smartphone line.", "Samsung S-series"),
+        ("It also fails on Mac, said Peter Novak.", "Mac"),
+        ("Tap the Searchbar, then Peter Novak sees the list.", "Searchbar"),
+    ],
+)
+def test_given_product_lines_platforms_and_ui_compounds_then_no_party(text, product):
+    found = names(text)
+    assert product not in found and found.get("Peter Novak", "person") == "person"
