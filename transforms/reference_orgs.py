@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from transforms import ner, reference_names
+from transforms.name_check import SENTENCE_WORDS
 from transforms.reference_model import Reference, ReferenceConfig, ReferenceKind, _fold, _mapped, _Prepared
 
 # Unambiguous legal forms (no bare "SA", "SE", "AB", "Co": those are also words and abbreviations).
@@ -24,6 +25,7 @@ _FORM = re.compile(
     r"(?<![\w.&-])(?:Inc|Incorporated|Corp|Corporation|Company|Ltd|Limited|LLC|L\.L\.C|LLP|PLC|plc|GmbH|AG|KG|KGaA|"
     r"e\.\s?V|S\.A|S\.L|S\.p\.A|SpA|S\.r\.l|Srl|SRL|S\.A\.S|B\.V|N\.V|Pty|Oy)\.?(?![\w&-])"
 )
+_ABBREVIATED = frozenset({"Inc", "Corp", "Ltd", "Pty"})
 _WORD = re.compile(r"[^\W\d_][^\W\d_'’.&-]*(?:[-'’.][^\W\d_]+)*[-.]?")
 # Inside a name, lower-case joiners: "Verwaltungs- und Wirtschafts-Akademie", "Bank of America".
 _JOINERS = frozenset({"and", "und", "of", "de", "di", "del", "della", "y", "et", "&", "for", "für"})
@@ -49,7 +51,10 @@ def legal_form_names(view: str, text: str) -> list[ner.Entity]:
         start = _name_start(view, text, form.start())
         if start is None:
             continue
-        found.append(ner.Entity("ORG", text[start : form.end()], start, form.end()))
+        end = form.end()
+        if text[end - 1] == "." and "." not in form.group()[:-1] and form.group()[:-1] not in _ABBREVIATED:
+            end -= 1  # "Datenwerk GmbH." ends a sentence; "Acme Corp." and "S.p.A." keep their dot
+        found.append(ner.Entity("ORG", text[start:end], start, end))
     return found
 
 
@@ -82,7 +87,7 @@ def _name_start(view: str, text: str, form_start: int) -> int | None:
             break
     if name and _capitalised_nouns(text):
         name = _cut_at_nouns(name, text)
-    while name and (name[0].group().casefold() in _LEADING or name[0].group().casefold() in _JOINERS):
+    while name and name[0].group().casefold() in _LEADING | _JOINERS | SENTENCE_WORDS:
         name.pop(0)  # "Copyright 2008-Present Nimbus Labs, Inc."
     if name and _glued(view[name[0].start() - 1 : name[0].start()]):
         return None  # the run is the tail of a longer token ("Centr●Studi ..."): its start is unknown

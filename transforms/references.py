@@ -20,7 +20,9 @@ Rules that are not obvious (measured in notes/nlp.md §3.5):
   export knows (reference_gazetteer.py), version (reference_versions.py). NER entities that overlap any rule span
   are dropped (the small model tags ids as CARDINAL and SaaS names as GPE/PERSON).
 * NER reads only the English segments of a text (transforms/language.segments), and its names pass the checks of
-  transforms/name_check.py (generic words, unexpanded acronyms, stop lists with reasons).
+  transforms/name_check.py (generic words, unexpanded acronyms, stop lists with reasons). A name written with its
+  legal form ("Deutsche Telekom AG") is an organisation in any Latin-script segment (reference_orgs.py, which also
+  turns NER entities into references); a version never claims it.
 * Dates come from transforms/text_dates.py only (absolute, year-less, relative: against the record's day).
 * Code (transforms/code_spans.py: fences, {code}/{noformat}, diffs, stack traces, logs) yields only MACHINE_KINDS: a
   name, date, amount or version there is an identifier or a timestamp; a kind added later is masked too.

@@ -110,3 +110,9 @@ def test_given_a_name_next_to_a_date_then_it_stays_a_person():
 def test_given_product_lines_platforms_and_ui_compounds_then_no_party(text, product):
     found = names(text)
     assert product not in found and found.get("Peter Novak", "person") == "person"
+
+
+def test_given_a_sentence_ending_after_the_legal_form_then_the_period_is_no_part_of_the_name():
+    found = names("We signed with Nordlicht Energie GmbH. Then Oxbridge Research Corp. replied.")
+    assert found.get("Nordlicht Energie GmbH") == "organization"
+    assert found.get("Oxbridge Research Corp.") == "organization"
