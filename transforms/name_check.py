@@ -114,6 +114,12 @@ SENTENCE_WORDS = frozenset(
 )
 
 
+def compound(word: str) -> bool:
+    """Two dictionary words run together ("Homeowner", "Troubleshooting", "Searchbar"): a thing, not a name."""
+    w = word.casefold()
+    return any(common_word(w[:i]) and common_word(w[i:]) for i in range(3, len(w) - 2))
+
+
 def acronym(word: str) -> bool:
     return 2 <= len(word) <= 6 and word.isalpha() and word.isupper()
 
@@ -207,6 +213,8 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
     if len(significant) == 1:
         if lowered:  # "Maven ... maven": a common word or a tool, not a name
             return 0.0
+        if label == "PERSON" and compound(significant[0]) and not proper_word(significant[0]):
+            return 0.0  # "Searchbar": a UI element
         initial = bool(_SENTENCE_START.search(text[:start]))
         if label == "PERSON":
             return 0.4 if initial else 0.6

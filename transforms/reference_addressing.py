@@ -12,7 +12,7 @@ name elsewhere counts only after a closing line.
 import re
 from collections.abc import Iterator
 
-from transforms.name_check import SENTENCE_WORDS, common_word, load_stop_names, proper_word
+from transforms.name_check import SENTENCE_WORDS, common_word, compound, load_stop_names, proper_word
 from transforms.reference_gazetteer import person_name
 from transforms.reference_model import _fold
 from transforms.reference_names import known_names
@@ -45,19 +45,13 @@ _SALUTATIONS = frozenset(
 _ADDRESSED = re.compile(rf"({_WORD}(?:[ ](?:[A-Z]\.|{_WORD})){{1,3}})[ \t]*(?:<[^<>@\s]+@[^<>\s]+>|\(?[ \t]*wrote:)")
 
 
-def _compound(word: str) -> bool:
-    """Two dictionary words run together ("Homeowner", "Troubleshooting"): a thing, not a name."""
-    w = word.casefold()
-    return any(common_word(w[:i]) and common_word(w[i:]) for i in range(3, len(w) - 2))
-
-
 def _name_ok(name: str, dictionary: bool = True) -> bool:
     """No stop name or sentence word; with `dictionary`, no common word or compound of two either, unless it is also
     a given name the dictionary lists capitalised ("Carter", "Mike")."""
     stop = load_stop_names()
     if name.casefold() in stop:
         return False
-    if dictionary and " " not in name and _compound(name) and not proper_word(name):
+    if dictionary and " " not in name and compound(name) and not proper_word(name):
         return False
     return all(
         w.casefold() not in SENTENCE_WORDS

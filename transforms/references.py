@@ -20,7 +20,9 @@ Rules that are not obvious (measured in notes/nlp.md §3.5):
   export knows (reference_gazetteer.py), version (reference_versions.py). NER entities that overlap any rule span
   are dropped (the small model tags ids as CARDINAL and SaaS names as GPE/PERSON).
 * NER reads only the English segments of a text (transforms/language.segments), and its names pass the checks of
-  transforms/name_check.py (generic words, unexpanded acronyms, stop lists with reasons).
+  transforms/name_check.py (generic words, unexpanded acronyms, stop lists with reasons). A name written with its
+  legal form ("Deutsche Telekom AG") is an organisation in any Latin-script segment (reference_orgs.py, which also
+  turns NER entities into references); a version never claims it.
 * Dates come from transforms/text_dates.py only (absolute, year-less, relative: against the record's day).
 * Code (transforms/code_spans.py: fences, {code}/{noformat}, diffs, stack traces, logs) yields only MACHINE_KINDS: a
   name, date, amount or version there is an identifier or a timestamp; a kind added later is masked too.
@@ -39,7 +41,7 @@ from typing import NamedTuple
 
 from ground.identity import salesforce_id18, salesforce_ref_id
 from ground.records import Attachment
-from transforms import ner, reference_addressing, reference_names, reference_versions
+from transforms import ner, reference_addressing, reference_names, reference_orgs, reference_versions
 from transforms.code_spans import code_spans, inside
 from transforms.reference_ids import (
     _BRACKET_PAIRS,
@@ -209,36 +211,11 @@ def _rule_candidates(
     return [urls, msgids, addresses, known_files, bracketed, bare, keys, sf_ids, money, dates]
 
 
-def _entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config: ReferenceConfig) -> Reference | None:
-    if entity.label not in ("PERSON", "ORG"):
-        return None  # dates come from transforms/text_dates.py alone
-    mapped = _mapped(entity.text, prepared) if entity.text[:1].isupper() else None  # "linux" is no known "Linux"
-    label = reference_names.label_of(entity.text, entity.label, text, entity.end)
-    if mapped and mapped.startswith(("person:", "org:")):  # a known party decides what it is
-        label = "PERSON" if mapped.startswith("person:") else "ORG"
-    kind: ReferenceKind = "person" if label == "PERSON" else "organization"
-    prefix = "person" if kind == "person" else "org"
-    confidence = (
-        1.0
-        if mapped
-        else reference_names.name_confidence(entity.text, label, text, entity.start, reference_names.stop_list(config))
-    )
-    if confidence < config.name_min_confidence or (kind == "organization" and confidence < config.org_min_confidence):
-        return None
-    return Reference(
-        kind=kind,
-        id=mapped or f"{prefix}:{_fold(entity.text)}",
-        text=entity.text,
-        start=entity.start,
-        end=entity.end,
-        confidence=confidence,
-    )
-
-
 class _Rules(NamedTuple):
     claimed: list[_Candidate]
     spans: _Spans
     code: list[tuple[int, int]]  # transforms.code_spans: only MACHINE_KINDS count inside
+    companies: list[ner.Entity]  # names with their legal form (reference_orgs), read in any Latin-script segment
 
 
 def _rules(
@@ -257,9 +234,18 @@ def _rules(
                 for a, b, ref in reference_addressing.party_names(text, prepared.parties)
             ]
         )
-        candidates.append([_Candidate(v.start, v.end, "version", v.id) for v in reference_versions.find_versions(text)])
+    companies = reference_orgs.legal_form_names(reference_names.ner_view(text, (), ()), text) if text else []
+    if text:  # a company keeps its span from a version ("Telekom AG Niederlassung 3" is no product release)
+        versions = reference_versions.find_versions(text)
+        candidates.append(
+            [
+                _Candidate(v.start, v.end, "version", v.id)
+                for v in versions
+                if not any(v.start < c.end and c.start < v.end for c in companies)
+            ]
+        )
     claimed, spans = _claim(candidates)
-    return _Rules(claimed, spans, code_spans(text) if text else [])
+    return _Rules(claimed, spans, code_spans(text) if text else [], companies)
 
 
 def _assemble(
@@ -292,7 +278,7 @@ def _assemble(
             )
     for entity in entities:
         if not rules.spans.overlaps(entity.start, entity.end):
-            ref = _entity_reference(entity, prepared, text, config)
+            ref = reference_orgs.entity_reference(entity, prepared, text, config)
             if ref is not None:
                 found.append(ref)
     if rules.code:
@@ -385,6 +371,7 @@ def extract_references_batch(
         views = (reference_names.ner_text(texts[i], rules[i].spans.starts, rules[i].spans.ends, "en") for i in english)
         for i, found in zip(english, ner.entities_batch(views, known_entities)):
             entities[i] = found
+        entities = [reference_orgs.merge(rules[i].companies, found) for i, found in enumerate(entities)]
     return [
         _assemble(
             text,

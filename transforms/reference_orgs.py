@@ -1,0 +1,174 @@
+"""Organisations and people from NER candidates, plus the one organisation rule NER needs help with: a name written
+with its legal form ("Deutsche Telekom AG", "Elsevier Science Ltd", "CAIXABANK, S.A.", "IBM Italia S.p.A.").
+
+The small English model rarely tags a company of a signature or letterhead, and reads only English segments; a
+legal form, though, says "organisation" in any Latin-script language. The rule runs on NER's view of the text (rule
+spans, code and paths blanked), so a URL, address or identifier never becomes a company, and its candidates pass
+the same stop list and name map as the model's (a stopped or mapped name wins). Where nouns are capitalised (German
+segments) the run before the form is cut at the first word the language writes in lower case elsewhere in the text,
+and leading articles and prepositions of the languages seen in the corpus are trimmed ("Die Muster GmbH" ->
+"Muster GmbH").
+
+A candidate whose word stands for a device model in the same text ("Xperia U", "Galaxy S2": the word followed by a
+model number or a single capital) is a product, neither a person nor an organisation (issue 28, pattern 2).
+"""
+
+import re
+from collections.abc import Sequence
+
+from transforms import ner, reference_names
+from transforms.name_check import SENTENCE_WORDS
+from transforms.reference_model import Reference, ReferenceConfig, ReferenceKind, _fold, _mapped, _Prepared
+
+# Unambiguous legal forms (no bare "SA", "SE", "AB", "Co": those are also words and abbreviations).
+_FORM = re.compile(
+    r"(?<![\w.&-])(?:Inc|Incorporated|Corp|Corporation|Company|Ltd|Limited|LLC|L\.L\.C|LLP|PLC|plc|GmbH|AG|KG|KGaA|"
+    r"e\.\s?V|S\.A|S\.L|S\.p\.A|SpA|S\.r\.l|Srl|SRL|S\.A\.S|B\.V|N\.V|Pty|Oy)\.?(?![\w&-])"
+)
+_ABBREVIATED = frozenset({"Inc", "Corp", "Ltd", "Pty"})
+_WORD = re.compile(r"[^\W\d_][^\W\d_'’.&-]*(?:[-'’.][^\W\d_]+)*[-.]?")
+# Inside a name, lower-case joiners: "Verwaltungs- und Wirtschafts-Akademie", "Bank of America".
+_JOINERS = frozenset({"and", "und", "of", "de", "di", "del", "della", "y", "et", "&", "for", "für"})
+# Leading words that are no part of a company name (articles, prepositions, greetings) in en/de/fr/it/es.
+_LEADING = frozenset(
+    "the a an at by for from with to in on of via der die das dem den des ein eine einer bei mit von vom zur zum an "
+    "la le les il lo gli el los las un una uno une du da dal al del per con con presso con chez para por "
+    "dear hi hello sehr geehrte liebe your our my their his her its this that each every any copyright present "
+    "ihre ihr unsere votre notre vostra nostra su sus".split()
+)
+_MAX_WORDS = 6
+# A model number right after a word: "S2", "6P", "5s", "2", "Z1" (a lone capital too, but not "I"/"A" or an initial).
+_MODEL = r"[ -]?(?:[A-Z]{0,2}\d{1,4}[A-Za-z]{0,2}|[B-HJ-Z])(?![\w/]|[.,:]\w)"
+_LETTERED_MODEL = r"[ -]?(?:[A-Z]{1,2}\d{1,4}[A-Za-z]{0,2}|\d{1,4}[A-Za-z]{1,2})(?![\w/]|[.,:]\w)"
+# A last word that names a product line or form factor ("S-series", "Galaxy-smartphone", "Note Pro").
+_PRODUCT_WORD = re.compile(r"(?i)(?:^|-)(?:series|edition|smartphone|phone|tablet|pro|plus|mini|max|ultra|lite)$")
+
+
+def legal_form_names(view: str, text: str) -> list[ner.Entity]:
+    """ORG entities for capitalised names followed by a legal form in `view` (NER's view of `text`, same offsets)."""
+    found = []
+    for form in _FORM.finditer(text):  # on the text: the view blanks dotted forms ("S.p.A.") as code-like tokens
+        start = _name_start(view, text, form.start())
+        if start is None:
+            continue
+        end = form.end()
+        if text[end - 1] == "." and "." not in form.group()[:-1] and form.group()[:-1] not in _ABBREVIATED:
+            end -= 1  # "Datenwerk GmbH." ends a sentence; "Acme Corp." and "S.p.A." keep their dot
+        found.append(ner.Entity("ORG", text[start:end], start, end))
+    return found
+
+
+def _name_start(view: str, text: str, form_start: int) -> int | None:
+    """Where the name before a legal form starts, or None when no capitalised word stands right before it."""
+    end = form_start
+    gap = view[:end][-2:]
+    if gap == ", ":
+        end -= 2
+    elif view[end - 1 : end] == " ":
+        end -= 1
+    else:
+        return None
+    words = list(_WORD.finditer(view, max(0, end - 200), end))
+    name: list[re.Match[str]] = []
+    for word in reversed(words):
+        following = name[0].start() if name else end
+        if view[word.end() : following] not in (" ", "") or len(name) >= _MAX_WORDS:
+            break
+        token = word.group()
+        if _FORM.fullmatch(token):  # the end of another company's name ("CA Energy I, LLC and ...")
+            break
+        if token.endswith(".") and len(token) > 6 and not token.isupper():  # a sentence's end, not "Württ."
+            break
+        if token[0].isupper():
+            name.insert(0, word)
+        elif token.casefold() in _JOINERS and name:
+            name.insert(0, word)
+        else:
+            break
+    if name and _capitalised_nouns(text):
+        name = _cut_at_nouns(name, text)
+    while name and name[0].group().casefold() in _LEADING | _JOINERS | SENTENCE_WORDS:
+        name.pop(0)  # "Copyright 2008-Present Nimbus Labs, Inc."
+    if name and _glued(view[name[0].start() - 1 : name[0].start()]):
+        return None  # the run is the tail of a longer token ("Centr●Studi ..."): its start is unknown
+    if not name or len(name[-1].group().strip(".-")) < 2:
+        return None  # "E Ltd", "Set E Ltd"
+    return name[0].start()
+
+
+def _glued(before: str) -> bool:
+    return bool(before) and not before.isspace() and before not in "([{\"'“‘<|,;:"
+
+
+def _capitalised_nouns(text: str) -> bool:
+    """A text with German function words: there nouns are capitalised, so a capital does not make a name."""
+    return len(re.findall(r"\b(?:und|der|die|das|nicht|mit|ist|wir|für|Sie)\b", text)) >= 3
+
+
+def _cut_at_nouns(name: list[re.Match[str]], text: str) -> list[re.Match[str]]:
+    """Keep the words after the last one the text also writes after an article elsewhere (a noun: "den Vertrag"),
+    so "Vertrag Muster GmbH" is "Muster GmbH" while "Deutsche Telekom AG" stays whole."""
+    start, end = name[0].start(), name[-1].end()
+    for i in range(len(name) - 1, -1, -1):
+        word = name[i].group().rstrip(".-")
+        pattern = rf"\b(?:der|die|das|den|dem|des|ein|eine|einen|einer)\s+({re.escape(word)})\b"
+        if any(not start <= m.start(1) < end for m in re.finditer(pattern, text, re.I)):
+            return name[i + 1 :]
+    return name
+
+
+def model_word(name: str, text: str) -> bool:
+    """A word of `name` stands for a device or product model here: it ends in a single capital ("Xperia U") or a
+    product-line word ("S-series"), or the text writes one of its words (after the first) right before a model
+    number ("Galaxy S2", "Pixel 2")."""
+    words = name.split()
+    if len(words) >= 2 and (re.fullmatch(r"[A-Z]", words[-1]) or _PRODUCT_WORD.search(words[-1])):
+        return True
+    if len(words) == 1:  # "Jan 31" is a date, "Mac 10" a count: one word needs a lettered model ("Nexus 6P")
+        return bool(re.search(rf"(?<![\w-])(?i:{re.escape(name)}){_LETTERED_MODEL}", text))
+    return any(re.search(rf"(?<![\w-])(?i:{re.escape(w)}){_MODEL}", text) for w in words[1:] if len(w) > 2)
+
+
+def legal_form_confidence(name: str, stop: frozenset[str]) -> float:
+    """0.9 for a name with its legal form, 0 when the name or its part before the form is a stopped name."""
+    core = _FORM.sub("", name).strip(" ,")
+    if not core or name.casefold() in stop or core.casefold() in stop:
+        return 0.0
+    return 0.9
+
+
+def merge(legal: Sequence[ner.Entity], entities: Sequence[ner.Entity]) -> list[ner.Entity]:
+    """The legal-form names first; a model entity overlapping one is its fragment ("Deutsche Telekom")."""
+    kept = [e for e in entities if not any(e.start < b.end and b.start < e.end for b in legal)]
+    return [*legal, *kept]
+
+
+def entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config: ReferenceConfig) -> Reference | None:
+    """The reference an NER (or legal-form) entity makes, or None when it is no party's name."""
+    if entity.label not in ("PERSON", "ORG"):
+        return None  # dates come from transforms/text_dates.py alone
+    mapped = _mapped(entity.text, prepared) if entity.text[:1].isupper() else None  # "linux" is no known "Linux"
+    label = reference_names.label_of(entity.text, entity.label, text, entity.end)
+    if mapped and mapped.startswith(("person:", "org:")):  # a known party decides what it is
+        label = "PERSON" if mapped.startswith("person:") else "ORG"
+    kind: ReferenceKind = "person" if label == "PERSON" else "organization"
+    prefix = "person" if kind == "person" else "org"
+    stop = reference_names.stop_list(config)
+    if mapped:
+        confidence = 1.0
+    elif label == "ORG" and _FORM.search(entity.text):
+        confidence = legal_form_confidence(entity.text, stop)
+    elif model_word(entity.text, text):
+        confidence = 0.0
+    else:
+        confidence = reference_names.name_confidence(entity.text, label, text, entity.start, stop)
+    if confidence < config.name_min_confidence or (kind == "organization" and confidence < config.org_min_confidence):
+        return None
+    return Reference(
+        kind=kind,
+        id=mapped or f"{prefix}:{_fold(entity.text)}",
+        text=entity.text,
+        start=entity.start,
+        end=entity.end,
+        confidence=confidence,
+    )
