@@ -76,20 +76,37 @@ class KillAfter:
         return self.writer.invalidate_episodes(episode_ids, at, group_id)
 
 
-def write_source(spec: dict, source: str, kill_after: int | None = None) -> None:
+class HoldFrom:
+    """A GraphSink that writes n-1 batches, then waits for the process to die: the other group's kill then always
+    finds this group cut short, whichever thread the scheduler favoured (under load group A once finished first)."""
+
+    def __init__(self, writer, n: int):
+        self.writer, self.n, self.batches = writer, n, 0
+
+    def write(self, batch, budget):
+        self.batches += 1
+        if self.batches >= self.n:
+            threading.Event().wait()
+        return self.writer.write(batch, budget)
+
+    def invalidate_episodes(self, episode_ids, at, group_id=None):
+        return self.writer.invalidate_episodes(episode_ids, at, group_id)
+
+
+def write_source(spec: dict, source: str, kill_after: int | None = None, hold_from: int | None = None) -> None:
     """Write the source's backlog through its own writer and ledger, as one graph step does."""
     from connectors.graph.ledger import Ledger
     from connectors.graph.sync_facade import SyncGraphWriter
     from flow.ingest import IngestLimits, IngestStats, write_backlog
 
     with Ledger(os.environ["GRAPHFEED_LEDGER_URL"]) as book, SyncGraphWriter(spec_config(spec)) as writer:
-        sink = KillAfter(writer, kill_after) if kill_after else writer
+        sink = KillAfter(writer, kill_after) if kill_after else HoldFrom(writer, hold_from) if hold_from else writer
         write_backlog(book, sink, source, IngestLimits(batch_size=BATCH, max_episodes=10_000), IngestStats())
 
 
 def main(spec: dict, kill_after: int) -> None:
     """Two groups' graph steps at once (threads, like two runs' steps); the process dies inside group B's."""
-    a = threading.Thread(target=write_source, args=(spec, spec["sources"][0]))
+    a = threading.Thread(target=write_source, args=(spec, spec["sources"][0], None, kill_after + 1), daemon=True)
     a.start()
     write_source(spec, spec["sources"][1], kill_after)
     a.join()
