@@ -153,10 +153,13 @@ def graph_counts(writer: SyncGraphWriter, group_id: str) -> dict[str, int]:
     return out
 
 
-def test_given_a_two_group_run_killed_mid_way_when_rerun_then_every_episode_is_written_once(setup, group_id):
+def test_given_a_two_group_run_killed_mid_way_when_rerun_then_every_episode_is_written_once(
+    setup, group_id, monkeypatch
+):
     n = 4 * BATCH
     groups = {"email": group_id + "_a", "jira": group_id + "_b"}
-    os.environ.update(setup.env)  # the helpers read the ledger URL and password from the environment
+    for name, value in setup.env.items():  # the helpers read the ledger URL and password from the environment;
+        monkeypatch.setenv(name, value)  # restored afterwards (leaked, it pointed a later test's `ledger` elsewhere)
     url = setup.env["GRAPHFEED_LEDGER_URL"]
     with Ledger(url) as book:
         for source, g in groups.items():
