@@ -35,8 +35,10 @@ async def write_mails(writer: GraphWriter, group_id: str) -> None:
 
 
 async def vectors_by_relation(writer: GraphWriter, group_id: str) -> dict[str, set[bool]]:
-    rows = await writer.backend.query(
-        group_id, "MATCH ()-[e:RELATES_TO]->() RETURN e.name AS name, e.fact_embedding IS NOT NULL AS has"
+    rows = await writer.backend.query(  # the group filter: Neo4j's test server holds every test's groups
+        group_id,
+        "MATCH ()-[e:RELATES_TO]->() WHERE e.group_id = $g RETURN e.name AS name, e.fact_embedding IS NOT NULL AS has",
+        g=group_id,
     )
     found: dict[str, set[bool]] = {}
     for row in rows:
@@ -96,7 +98,9 @@ def test_a_graph_written_with_vectors_on_envelope_facts_reads_the_same(backend_c
             # given an older graph: the envelope facts carry a vector of their own (the fact text's embedding)
             rows = await writer.backend.query(
                 group_id,
-                "MATCH ()-[e:RELATES_TO]->() WHERE e.fact_embedding IS NULL RETURN e.uuid AS uuid, e.fact AS fact",
+                "MATCH ()-[e:RELATES_TO]->() WHERE e.group_id = $g AND e.fact_embedding IS NULL "
+                "RETURN e.uuid AS uuid, e.fact AS fact",
+                g=group_id,
             )
             vecs = await writer.embedder.create_batch([r["fact"] for r in rows])
             setter = "MATCH ()-[e:RELATES_TO {uuid: $uuid}]->() " + (
