@@ -59,11 +59,18 @@ def spec_config(spec: dict) -> GraphConfig:
     )
 
 
-class KillAfter:
-    """A GraphSink that SIGKILLs the whole process after its n-th batch is written, before the ledger marks it."""
+class _Wrapped:
+    """A GraphSink around a writer for the child's failure points: invalidations pass straight through."""
 
     def __init__(self, writer, n: int):
         self.writer, self.n, self.batches = writer, n, 0
+
+    def invalidate_episodes(self, episode_ids, at, group_id=None):
+        return self.writer.invalidate_episodes(episode_ids, at, group_id)
+
+
+class KillAfter(_Wrapped):
+    """SIGKILLs the whole process after its n-th batch is written, before the ledger marks it."""
 
     def write(self, batch, budget):
         result = self.writer.write(batch, budget)
@@ -72,25 +79,16 @@ class KillAfter:
             os.kill(os.getpid(), signal.SIGKILL)
         return result
 
-    def invalidate_episodes(self, episode_ids, at, group_id=None):
-        return self.writer.invalidate_episodes(episode_ids, at, group_id)
 
-
-class HoldFrom:
-    """A GraphSink that writes n-1 batches, then waits for the process to die: the other group's kill then always
-    finds this group cut short, whichever thread the scheduler favoured (under load group A once finished first)."""
-
-    def __init__(self, writer, n: int):
-        self.writer, self.n, self.batches = writer, n, 0
+class HoldFrom(_Wrapped):
+    """Writes n-1 batches, then waits for the process to die: the other group's kill then always finds this group cut
+    short, whichever thread the scheduler favoured (under load group A once finished first)."""
 
     def write(self, batch, budget):
         self.batches += 1
         if self.batches >= self.n:
             threading.Event().wait()
         return self.writer.write(batch, budget)
-
-    def invalidate_episodes(self, episode_ids, at, group_id=None):
-        return self.writer.invalidate_episodes(episode_ids, at, group_id)
 
 
 def write_source(spec: dict, source: str, kill_after: int | None = None, hold_from: int | None = None) -> None:
