@@ -125,6 +125,7 @@ class GraphResource(dg.ConfigurableResource):
     embedder_base_url: str | None = None
     embedder_api_key: str | None = None  # EnvVar("GRAPHFEED_EMBEDDER_API_KEY")
     embedding_dim: int = 384
+    onnx_threads: int = 0  # ONNX Runtime threads of the writer's MiniLM, 0 = one per core (GRAPHFEED_ONNX_THREADS)
     domain_orgs: dict[str, str] = {}
     extraction: dict[str, str] = {}  # source -> structured | llm | both (GRAPHFEED_EXTRACTION)
     search_timeout_ms: int = 5000  # per search query, server-side (GRAPHFEED_SEARCH_TIMEOUT_MS)
@@ -150,18 +151,22 @@ class GraphResource(dg.ConfigurableResource):
             embedder_base_url=self.embedder_base_url,
             embedder_api_key=plain_value(self.embedder_api_key),
             embedding_dim=self.embedding_dim,
+            onnx_threads=self.onnx_threads,
             domain_orgs=self.domain_orgs,
             search_timeout_ms=self.search_timeout_ms,
             intent_fact_threshold=self.intent_fact_threshold,
         )
 
-    def writer(self, home: Path, ledger_url: str | None = None):
-        """`ledger_url`: the ledger's URL; on PostgreSQL the per-group write locks are its advisory locks."""
+    def writer(self, home: Path, ledger_url: str | None = None, backfill: bool = False):
+        """`ledger_url`: the ledger's URL; on PostgreSQL the per-group write locks are its advisory locks. `backfill`:
+        a bulk load, vector indexes deferred to the end (GraphConfig.defer_vector_indexes)."""
         from connectors.graph.sync_facade import SyncGraphWriter
 
         config = self.graph_config(home)
         if ledger_url and ledger_url.startswith("postgresql"):
             config = config.model_copy(update={"write_lock_url": SecretStr(ledger_url)})
+        if backfill:
+            config = config.model_copy(update={"defer_vector_indexes": True})
         return SyncGraphWriter(config)
 
 

@@ -31,6 +31,10 @@ from flow.ingest import ingest
 from flow.stage import stage_raw_records
 from flow.staging import EPISODES, FAILURES, RAW
 
+# The run tag that makes the graph steps a bulk load (`graphfeed run --backfill`; in the UI: Launch backfill -> Add tag
+# graphfeed/backfill = bulk): vector indexes dropped while writing, built once at the end, no per-run episode bound.
+BACKFILL_TAG, BACKFILL_BULK = "graphfeed/backfill", "bulk"
+
 
 def graph_pool(source: str) -> str:
     """One graph step per source at a time (two runs of a source would claim the same backlog). Writes to one group
@@ -244,7 +248,8 @@ def graph_asset(source: str, partitions: dg.PartitionsDefinition) -> dg.AssetsDe
         ingest_config: IngestConfig,
     ) -> dg.MaterializeResult:
         limits = ingest_config.limits()
-        with ledger.open(home.root) as book, graph.writer(home.root, plain_value(ledger.url)) as writer:
+        bulk = context.run.tags.get(BACKFILL_TAG) == BACKFILL_BULK
+        with ledger.open(home.root) as book, graph.writer(home.root, plain_value(ledger.url), backfill=bulk) as writer:
             try:
                 stats = ingest(
                     book,
@@ -255,6 +260,7 @@ def graph_asset(source: str, partitions: dg.PartitionsDefinition) -> dg.AssetsDe
                     limits,
                     run_id=f"{context.run_id}:{source}",
                     growth_runs=ingest_config.backlog_growth_runs,
+                    backfill=bulk,
                 )
             except EmbedderMismatch as exc:
                 context.log.error(str(exc))
@@ -315,6 +321,8 @@ def graph_asset(source: str, partitions: dg.PartitionsDefinition) -> dg.AssetsDe
                 "seconds_per_episode_p50": dg.MetadataValue.float(round(stats.percentile(50), 4)),
                 "seconds_per_episode_p95": dg.MetadataValue.float(round(stats.percentile(95), 4)),
                 "stopped_by": stats.stopped_by or "",
+                "backfill": bulk,
+                "index_build_seconds": dg.MetadataValue.float(stats.index_build_seconds),
             },
             check_results=[
                 dg.AssetCheckResult(check_name="embedder_matches", passed=True),

@@ -11,6 +11,7 @@ import datetime as dt
 import statistics
 import time
 from collections.abc import Sequence
+from typing import Protocol, cast
 
 from pydantic import BaseModel
 
@@ -24,6 +25,7 @@ from ground.errors import ConfigError
 from transforms.episode import Episode
 
 FATAL = (ConfigError, EmbedderMismatch)  # configuration problems: stop the run, never blame an episode
+BACKFILL_MAX_EPISODES = 10**12  # a backfill writes its whole backlog (the cost bound still applies)
 
 
 class IngestLimits(BaseModel):
@@ -56,6 +58,7 @@ class IngestStats(BaseModel):
     backlog_growing: bool = False
     seconds_per_episode: list[float] = []
     stopped_by: str | None = None  # "max_episodes" | "max_cost" | "max_cost_source_night": work left for later
+    index_build_seconds: float = 0.0  # a backfill: building the vector indexes once at the end
     # LLM extraction (sources in llm/both mode); all zero in structured mode.
     llm_calls: int = 0
     embedding_tokens: int = 0
@@ -206,7 +209,13 @@ def _settle(ledger: Ledger, result: BatchResult, limits: IngestLimits, stats: In
 
 def write_backlog(ledger: Ledger, sink: GraphSink, source: str, limits: IngestLimits, stats: IngestStats) -> None:
     """Claim, write through the sink, settle each episode's outcome in the ledger; until the backlog is empty or a
-    bound (episodes, cost, a budget inside the sink) stops the run. Structured and LLM modes alike."""
+    bound (episodes, cost, a budget inside the sink) stops the run. Structured and LLM modes alike.
+
+    Pipelined: each claim looks one batch further ahead, and a sink that can (`coming`, SyncGraphWriter) embeds that
+    batch while it writes this one. The look-ahead only warms a cache: the next claim returns those episodes again
+    (claiming locks nothing), so what is written and marked stays exactly as without it.
+    """
+    announce = getattr(sink, "coming", None)
     while True:
         if stats.attempted >= limits.max_episodes:
             stats.stopped_by = "max_episodes"
@@ -214,9 +223,14 @@ def write_backlog(ledger: Ledger, sink: GraphSink, source: str, limits: IngestLi
         if stats.cost_usd >= limits.max_cost_usd:
             stats.stopped_by = "max_cost"
             break
-        batch = ledger.claim(min(limits.batch_size, limits.max_episodes - stats.attempted), sources=[source])
+        size = min(limits.batch_size, limits.max_episodes - stats.attempted)
+        ahead = min(limits.batch_size, limits.max_episodes - stats.attempted - size) if announce else 0
+        window = ledger.claim(size + ahead, sources=[source])
+        batch = window[:size]
         if not batch:
             break
+        if announce is not None:
+            announce(window[size:])
         stats.batches += 1
         stats.attempted += len(batch)
         try:
@@ -248,6 +262,20 @@ def _write_one_by_one(
         _settle(ledger, result, limits, stats)
 
 
+class BulkSink(GraphSink, Protocol):
+    """A sink opened for a backfill (vector indexes deferred): builds them once the load is written."""
+
+    def build_vector_indexes(self) -> dict[str, float]: ...
+
+
+def backfill_backlog(ledger: Ledger, sink: BulkSink, source: str, limits: IngestLimits, stats: IngestStats) -> None:
+    """A backfill's graph write: the whole backlog (no per-run episode bound: a first load is chosen, and stopping
+    early would leave the rest to nightly runs that keep the indexes in place), then the vector indexes built once.
+    Killed mid-way, the rerun writes what is pending (the ledger) and builds the indexes at its end."""
+    write_backlog(ledger, sink, source, limits.model_copy(update={"max_episodes": BACKFILL_MAX_EPISODES}), stats)
+    stats.index_build_seconds = round(sum(sink.build_vector_indexes().values()), 3)
+
+
 def ingest(
     ledger: Ledger,
     sink: GraphSink,
@@ -257,13 +285,18 @@ def ingest(
     limits: IngestLimits,
     run_id: str,
     growth_runs: int = 3,
+    backfill: bool = False,
 ) -> IngestStats:
+    """backfill: the sink was opened with its vector indexes deferred (`graphfeed run --backfill`): backfill_backlog."""
     started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
     stats = IngestStats()
     register_partitions(ledger, staging, source, partition_keys, stats)
     apply_tombstones(ledger, sink, staging, source, partition_keys, stats)
-    write_backlog(ledger, sink, source, limits, stats)
+    if backfill:
+        backfill_backlog(ledger, cast(BulkSink, sink), source, limits, stats)
+    else:
+        write_backlog(ledger, sink, source, limits, stats)
     stats.backlog = ledger.backlog(source)
     ledger.record_run(
         run_id,

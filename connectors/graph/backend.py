@@ -8,6 +8,7 @@ on indexed strings, which breaks as-of filters; notes/graphiti.md §7.2), and se
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from graphiti_core.driver.driver import GraphDriver, GraphProvider
@@ -15,7 +16,7 @@ from graphiti_core.driver.driver import GraphDriver, GraphProvider
 from connectors.graph.config import ConfigError, GraphConfig
 from connectors.graph.connection import META_LABEL, as_datetime, utcnow
 from connectors.graph.embedded_falkor import EmbeddedFalkor, attach
-from connectors.graph.search_indexes import ensure_vector_indexes
+from connectors.graph.search_indexes import await_indexes, drop_vector_indexes, ensure_vector_indexes
 from ground.identity import validate_group_id
 
 log = logging.getLogger(__name__)
@@ -90,7 +91,7 @@ class GraphBackend:
                 database=self.config.neo4j_database,
             )
             await self._await_init(self._neo4j)
-            await _neo4j_schema(self._neo4j, self.config.embedding_dim)
+            await _neo4j_schema(self._neo4j, self.config.embedding_dim, self.config.defer_vector_indexes)
         else:  # pragma: no cover - pydantic Literal guards this
             raise ConfigError(f"unknown graph backend {backend!r}")
 
@@ -139,9 +140,29 @@ class GraphBackend:
             await self._await_init(driver)
             await driver.build_indices_and_constraints()
             await drop_falkor_datetime_indexes(driver, group_id)
-            await ensure_vector_indexes(driver, group_id, await self._recorded_dim(group_id))
+            if self.config.defer_vector_indexes:  # a bulk load: built once at the end (build_vector_indexes)
+                await drop_vector_indexes(driver, group_id, await self._recorded_dim(group_id))
+            else:
+                await ensure_vector_indexes(driver, group_id, await self._recorded_dim(group_id))
             self._drivers[group_id] = driver
             return driver
+
+    async def build_vector_indexes(self) -> dict[str, float]:
+        """After a bulk load: the vector indexes of every group this backend opened (on Neo4j the database's), built
+        and awaited until queryable; seconds per group. Idempotent: existing indexes are only awaited."""
+        took: dict[str, float] = {}
+        if self.provider == GraphProvider.NEO4J:
+            assert self._neo4j is not None, "GraphBackend.open() first"
+            t = time.perf_counter()
+            await ensure_vector_indexes(self._neo4j, "", int(self.config.embedding_dim))
+            await await_indexes(self._neo4j, "")
+            return {"": time.perf_counter() - t}
+        for group_id, driver in list(self._drivers.items()):
+            t = time.perf_counter()
+            await ensure_vector_indexes(driver, group_id, await self._recorded_dim(group_id))
+            await await_indexes(driver, group_id)
+            took[group_id] = time.perf_counter() - t
+        return took
 
     async def _recorded_dim(self, group_id: str) -> int:
         """The dimension the embedder guard recorded for the group's graph; the configured one for a new group."""
@@ -182,16 +203,19 @@ class GraphBackend:
         return sorted(found)
 
 
-async def _neo4j_schema(driver: Any, dim: int, attempts: int = 3) -> None:
+async def _neo4j_schema(driver: Any, dim: int, defer_vectors: bool = False, attempts: int = 3) -> None:
     """Indexes and constraints, idempotent. Two writers opening a fresh server at once (one per group, in parallel)
     can both pass `IF NOT EXISTS` and one is told EquivalentSchemaRuleAlreadyExists: then the rule exists, and the
-    next attempt finds it."""
+    next attempt finds it. defer_vectors (a bulk load): the vector indexes, one per database, are dropped instead."""
     from neo4j.exceptions import ClientError
 
     for attempt in range(attempts):
         try:
             await driver.build_indices_and_constraints()
-            await ensure_vector_indexes(driver, "", dim)
+            if defer_vectors:
+                await drop_vector_indexes(driver, "", dim)
+            else:
+                await ensure_vector_indexes(driver, "", dim)
             return
         except ClientError as exc:
             if "AlreadyExists" not in (exc.code or "") or attempt == attempts - 1:

@@ -30,6 +30,9 @@ class GraphConfig(BaseModel):
     embedder_base_url: str | None = None
     embedder_api_key: SecretStr | None = None
     embedding_dim: int = 384
+    # ONNX Runtime intra-op threads of the local MiniLM (GRAPHFEED_ONNX_THREADS); 0 = ONNX Runtime's default, one per
+    # core. N writers (one per group) on N cores: 1 each, else they put N x cores compute threads on the cores.
+    onnx_threads: int = Field(default=0, ge=0)
     domain_orgs: dict[str, str] = Field(default_factory=dict)
     # Per source: "structured" (system-of-record fields), "llm" (Graphiti add_episode), "both".
     extraction: dict[str, Literal["structured", "llm", "both"]] = Field(default_factory=dict)
@@ -47,6 +50,9 @@ class GraphConfig(BaseModel):
     # Where the per-group write locks live (group_locks.py): the ledger's PostgreSQL URL (advisory locks, shared by
     # workers on several machines) or None (flock files under the home, for one machine sharing a home).
     write_lock_url: SecretStr | None = None  # carries the ledger's password: never printed
+    # A bulk load (`graphfeed run --backfill`): the vector indexes are dropped when a group is first opened and built
+    # once by build_vector_indexes() at the end (HNSW upkeep per write costs ~3x building it after; docs/capacity.md).
+    defer_vector_indexes: bool = False
     # The LLM endpoint, limits, prices, budgets and review queue; None/no base_url = no LLM anywhere.
     llm: LLMSettings | None = None
 
@@ -124,5 +130,6 @@ def connection_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "embedder_model": env.get("GRAPHFEED_EMBEDDER_MODEL", "text-embedding-3-small"),
         "embedder_base_url": env.get("GRAPHFEED_EMBEDDER_BASE_URL") or None,
         "embedding_dim": number("GRAPHFEED_EMBEDDING_DIM", 384),
+        "onnx_threads": number("GRAPHFEED_ONNX_THREADS", 0),
         "search_timeout_ms": number("GRAPHFEED_SEARCH_TIMEOUT_MS", 5000),
     }

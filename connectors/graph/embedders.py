@@ -69,7 +69,7 @@ class ForbiddenLLMClient(LLMClient):
 
 def make_embedder(config: GraphConfig) -> EmbedderClient:
     if config.embedder == "minilm-local":
-        return NumpyMiniLMEmbedder()
+        return NumpyMiniLMEmbedder(shared_minilm(threads=config.onnx_threads))
     from graphiti_core.embedder.openai import OpenAIEmbedder, OpenAIEmbedderConfig
 
     api_key = config.embedder_api_key.get_secret_value() if config.embedder_api_key else None

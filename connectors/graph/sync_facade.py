@@ -39,6 +39,7 @@ class SyncGraphWriter:
     def __init__(self, config: GraphConfig, **kwargs: Any):
         self._writer = GraphWriter(config, **kwargs)
         self._loop: _LoopThread | None = None
+        self._upcoming: list[Episode] = []
 
     @property
     def writer(self) -> GraphWriter:
@@ -78,8 +79,19 @@ class SyncGraphWriter:
         return self._run(self._writer.write_batch(episodes, extra_facts, **kwargs))
 
     def write(self, batch: Sequence[Episode], budget: Budget) -> BatchResult:
-        """GraphSink.write: write_batch within the budget; the result's outcomes say what became of each episode."""
-        return self.write_batch(batch, max_cost_usd=budget.max_cost_usd)
+        """GraphSink.write: write_batch within the budget; the result's outcomes say what became of each episode.
+        The batch announced by `coming` (if any) is embedded meanwhile (GraphWriter.write_ahead)."""
+        upcoming, self._upcoming = self._upcoming, []
+        return self._run(self._writer.write_ahead(batch, upcoming, max_cost_usd=budget.max_cost_usd))
+
+    def coming(self, batch: Sequence[Episode]) -> None:
+        """The batch the ingest loop will write after the next `write`: embedded while that one is written."""
+        self._upcoming = list(batch)
+
+    def build_vector_indexes(self) -> dict[str, float]:
+        """After a backfill (config.defer_vector_indexes): build the vector indexes once; seconds per group."""
+        took: dict[str, float] = self._run(self._writer.backend.build_vector_indexes())
+        return took
 
     def run(self, coro: Any) -> Any:
         """Run a coroutine on the writer's loop (the review queue's approve uses the writer's drivers)."""

@@ -207,18 +207,28 @@ class GraphWriter(UsesEmbedder):
         texts = await asyncio.to_thread(self.texts_to_embed, episodes)
         await warm(texts)
 
+    async def write_ahead(
+        self, batch: Sequence[Episode], upcoming: Sequence[Episode] = (), **kwargs: Any
+    ) -> BatchResult:
+        """write_batch(batch) while the upcoming batch is embedded (prefetch): the pipelining of write_batches and of
+        the nightly loop (flow/ingest.write_backlog through SyncGraphWriter), in one place. A failed prefetch is only
+        logged: the write embeds whatever is missing."""
+        ahead = asyncio.create_task(self.prefetch(upcoming)) if upcoming else None
+        try:
+            return await self.write_batch(batch, **kwargs)
+        finally:
+            if ahead is not None:
+                for error in await asyncio.gather(ahead, return_exceptions=True):
+                    if isinstance(error, Exception):
+                        log.warning("embedding the next batch ahead failed: %s", error)
+
     async def write_batches(self, batches: Sequence[Sequence[Episode]]) -> list[BatchResult]:
         """write_batch over batches in order, embedding batch i+1 while batch i is written (structured mode)."""
         results: list[BatchResult] = []
         if batches:
             await self.prefetch(batches[0])
         for i, batch in enumerate(batches):
-            ahead = asyncio.create_task(self.prefetch(batches[i + 1])) if i + 1 < len(batches) else None
-            try:
-                results.append(await self.write_batch(batch))
-            finally:
-                if ahead is not None:
-                    await ahead
+            results.append(await self.write_ahead(batch, batches[i + 1] if i + 1 < len(batches) else ()))
         return results
 
     # ------------------------------------------------------------------ tombstones

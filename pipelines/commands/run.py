@@ -25,6 +25,7 @@ SUMMARY_FIGURES = (
     "backlog",
     "total_ingested",
     "total_backlog",
+    "index_build_seconds",
 )
 
 
@@ -63,6 +64,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"failed dead run {dead.run_id} ({dead.job_name}): {dead.message}")
     job = defs.resolve_job_def(f"{args.source}_ingest" if args.source else "nightly_ingest")
     tags = {**worker_tags(), **NO_DAEMON_RETRY}
+    if args.backfill:
+        from assets.source_chain import BACKFILL_BULK, BACKFILL_TAG
+
+        tags[BACKFILL_TAG] = BACKFILL_BULK
     if args.start:
         tags |= {ASSET_PARTITION_RANGE_START_TAG: args.start, ASSET_PARTITION_RANGE_END_TAG: args.end}
         result = job.execute_in_process(instance=instance, tags=tags, raise_on_error=False, run_config=QUIET)
@@ -116,4 +121,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     rn.add_argument("--from", dest="start", type=iso_date)
     rn.add_argument("--to", dest="end", type=iso_date)
     rn.add_argument("--source", choices=SOURCES, help="only this source's chain")
+    rn.add_argument(
+        "--backfill",
+        action="store_true",
+        help="a first/bulk load: vector indexes built once at the end instead of kept up per write, no per-run "
+        "episode bound (GRAPHFEED_MAX_EPISODES_PER_RUN); resumable like any run",
+    )
     rn.set_defaults(func=cmd_run)

@@ -54,3 +54,44 @@ def test_a_batch_that_raises_is_retried_episode_by_episode(ledger, graph):
     assert stats.ingested == 2 and stats.failed == 1
     assert row.status.value == "failed" and row.last_error_class == "ValueError" and row.last_error == "bad episode"
     assert {ledger.get(e.id).status.value for e in (eps[0], eps[2])} == {"ingested"}
+
+
+class Announced:
+    """The real sink, recording which batch the loop announced (`coming`) before each write and what it wrote."""
+
+    def __init__(self, sink):
+        self.sink, self.announced, self.written = sink, [], []
+
+    def coming(self, batch):
+        self.announced.append([e.id for e in batch])
+        self.sink.coming(batch)
+
+    def write(self, batch, budget):
+        self.written.append([e.id for e in batch])
+        return self.sink.write(batch, budget)
+
+    def invalidate_episodes(self, episode_ids, at, group_id=None):
+        return self.sink.invalidate_episodes(episode_ids, at, group_id)
+
+
+def test_given_a_pipelining_sink_when_the_backlog_is_written_then_each_write_announces_the_next_batch(ledger, graph):
+    eps = many("email", 7)
+    ledger.register(eps, "2025-06-01")
+    stats = IngestStats()
+    sink = Announced(graph)
+    write_backlog(ledger, sink, "email", IngestLimits(batch_size=3), stats)
+    assert [len(b) for b in sink.written] == [3, 3, 1]
+    assert sink.announced == [*sink.written[1:], []]  # batch i+1 announced while batch i was written
+    assert (stats.ingested, stats.batches, stats.attempted, stats.failed) == (7, 3, 7, 0)
+    assert {ledger.get(e.id).status.value for e in eps} == {"ingested"}
+
+
+def test_given_an_episode_bound_when_pipelined_then_the_look_ahead_never_passes_it(ledger, graph):
+    eps = many("email", 7)
+    ledger.register(eps, "2025-06-01")
+    stats = IngestStats()
+    sink = Announced(graph)
+    write_backlog(ledger, sink, "email", IngestLimits(batch_size=3, max_episodes=4), stats)
+    assert [len(b) for b in sink.written] == [3, 1] and [len(b) for b in sink.announced] == [1, 0]
+    assert stats.ingested == 4 and stats.stopped_by == "max_episodes"
+    assert sum(ledger.get(e.id).status.value == "pending" for e in eps) == 3

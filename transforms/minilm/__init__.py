@@ -27,7 +27,7 @@ def check_taps(taps: tuple[int, ...], layers: int) -> tuple[int, ...]:
 
 
 def shared_minilm(
-    runtime: str | None = None, max_len: int = 256, int8: bool = False, taps: tuple[int, ...] = ()
+    runtime: str | None = None, max_len: int = 256, int8: bool = False, taps: tuple[int, ...] = (), threads: int = 0
 ) -> Any:
     """One model per process, runtime, length and precision (~90 MB of weights): ONNX Runtime by default, numpy as the
     reference.
@@ -36,18 +36,19 @@ def shared_minilm(
     embedder name. GRAPHFEED_MINILM_RUNTIME=numpy selects the numpy pass (no onnxruntime needed). `int8` (ONNX only;
     the numpy pass stays float32) quantizes the dense weights: ~2x faster, vectors at cosine ~0.99 to float32 — for
     features the process trains on itself (intent), never for vectors stored in the graph. `taps` appends the
-    mean-pooled states of those layers (1-based) to each vector, again for intent features only.
+    mean-pooled states of those layers (1-based) to each vector, again for intent features only. `threads`: ONNX
+    Runtime's intra-op threads (0 = one per core; the graph writer passes GraphConfig.onnx_threads).
     """
     runtime = selected_runtime(runtime)
-    return _load_minilm(runtime, max_len, int8 and runtime == "onnx", tuple(taps))
+    return _load_minilm(runtime, max_len, int8 and runtime == "onnx", tuple(taps), threads if runtime == "onnx" else 0)
 
 
 @functools.lru_cache(maxsize=4)
-def _load_minilm(runtime: str, max_len: int, int8: bool, taps: tuple[int, ...]) -> Any:
+def _load_minilm(runtime: str, max_len: int, int8: bool, taps: tuple[int, ...], threads: int = 0) -> Any:
     if runtime == "onnx":
         from transforms.minilm.onnx_pass import OnnxMiniLM
 
-        return OnnxMiniLM(max_len=max_len, int8=int8, taps=taps)
+        return OnnxMiniLM(max_len=max_len, int8=int8, taps=taps, threads=threads)
     from transforms.minilm.numpy_pass import NumpyMiniLM
 
     return NumpyMiniLM(max_len=max_len, taps=taps)
