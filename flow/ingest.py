@@ -8,6 +8,7 @@ the rest of its batch goes in.
 """
 
 import datetime as dt
+import logging
 import statistics
 import time
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from flow.staging import EPISODES, TOMBSTONES, Staging
 from ground.errors import ConfigError
 from transforms.episode import Episode
 
+log = logging.getLogger(__name__)
 FATAL = (ConfigError, EmbedderMismatch)  # configuration problems: stop the run, never blame an episode
 BACKFILL_MAX_EPISODES = 10**12  # a backfill writes its whole backlog (the cost bound still applies)
 
@@ -271,8 +273,16 @@ class BulkSink(GraphSink, Protocol):
 def backfill_backlog(ledger: Ledger, sink: BulkSink, source: str, limits: IngestLimits, stats: IngestStats) -> None:
     """A backfill's graph write: the whole backlog (no per-run episode bound: a first load is chosen, and stopping
     early would leave the rest to nightly runs that keep the indexes in place), then the vector indexes built once.
-    Killed mid-way, the rerun writes what is pending (the ledger) and builds the indexes at its end."""
-    write_backlog(ledger, sink, source, limits.model_copy(update={"max_episodes": BACKFILL_MAX_EPISODES}), stats)
+    Killed mid-way, the rerun writes what is pending (the ledger) and builds the indexes at its end; stopped by an
+    error, the indexes are built before it is raised, so a failed backfill never leaves search without them."""
+    try:
+        write_backlog(ledger, sink, source, limits.model_copy(update={"max_episodes": BACKFILL_MAX_EPISODES}), stats)
+    except Exception:
+        try:
+            sink.build_vector_indexes()
+        except Exception:  # noqa: BLE001 - the write's error is the one to raise; the next run builds them
+            log.warning("building the vector indexes after a failed backfill failed too", exc_info=True)
+        raise
     stats.index_build_seconds = round(sum(sink.build_vector_indexes().values()), 3)
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from connectors.graph.config import GraphConfig
 from connectors.graph.sync_facade import SyncGraphWriter
-from flow.ingest import IngestLimits, IngestStats, write_backlog
+from flow.ingest import IngestLimits, IngestStats, backfill_backlog, write_backlog
+from ground.errors import ConfigError
 from tests.ledger.factory import many
 
 
@@ -95,3 +96,30 @@ def test_given_an_episode_bound_when_pipelined_then_the_look_ahead_never_passes_
     assert [len(b) for b in sink.written] == [3, 1] and [len(b) for b in sink.announced] == [1, 0]
     assert stats.ingested == 4 and stats.stopped_by == "max_episodes"
     assert sum(ledger.get(e.id).status.value == "pending" for e in eps) == 3
+
+
+class FailsFatallyAt(Announced):
+    """The real sink until its n-th write, which raises a configuration error (the run stops); counts index builds."""
+
+    def __init__(self, sink, n):
+        super().__init__(sink)
+        self.n, self.builds = n, 0
+
+    def write(self, batch, budget):
+        if len(self.written) + 1 == self.n:
+            raise ConfigError("the graph's embedder changed")
+        return super().write(batch, budget)
+
+    def build_vector_indexes(self):
+        self.builds += 1
+        return self.sink.build_vector_indexes()
+
+
+def test_given_a_backfill_stopped_by_an_error_then_the_indexes_are_built_before_it_is_raised(ledger, graph):
+    eps = many("email", 5)
+    ledger.register(eps, "2025-06-01")
+    sink = FailsFatallyAt(graph, 2)
+    with pytest.raises(ConfigError):
+        backfill_backlog(ledger, sink, "email", IngestLimits(batch_size=2, max_episodes=1), IngestStats())
+    assert sink.builds == 1 and len(sink.written) == 1  # past max_episodes=1: a backfill has no per-run bound
+    assert sum(ledger.get(e.id).status.value == "ingested" for e in eps) == 2
