@@ -91,7 +91,9 @@ class GraphBackend:
                 database=self.config.neo4j_database,
             )
             await self._await_init(self._neo4j)
-            await _neo4j_schema(self._neo4j, self.config.embedding_dim, self.config.defer_vector_indexes)
+            if self.config.defer_vector_indexes:  # Neo4j's two vector indexes serve every group of the database
+                log.info("backfill on Neo4j: the vector indexes stay in place (they serve every group)")
+            await _neo4j_schema(self._neo4j, self.config.embedding_dim)
         else:  # pragma: no cover - pydantic Literal guards this
             raise ConfigError(f"unknown graph backend {backend!r}")
 
@@ -203,19 +205,16 @@ class GraphBackend:
         return sorted(found)
 
 
-async def _neo4j_schema(driver: Any, dim: int, defer_vectors: bool = False, attempts: int = 3) -> None:
+async def _neo4j_schema(driver: Any, dim: int, attempts: int = 3) -> None:
     """Indexes and constraints, idempotent. Two writers opening a fresh server at once (one per group, in parallel)
     can both pass `IF NOT EXISTS` and one is told EquivalentSchemaRuleAlreadyExists: then the rule exists, and the
-    next attempt finds it. defer_vectors (a bulk load): the vector indexes, one per database, are dropped instead."""
+    next attempt finds it."""
     from neo4j.exceptions import ClientError
 
     for attempt in range(attempts):
         try:
             await driver.build_indices_and_constraints()
-            if defer_vectors:
-                await drop_vector_indexes(driver, "", dim)
-            else:
-                await ensure_vector_indexes(driver, "", dim)
+            await ensure_vector_indexes(driver, "", dim)
             return
         except ClientError as exc:
             if "AlreadyExists" not in (exc.code or "") or attempt == attempts - 1:
