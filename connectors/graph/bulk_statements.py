@@ -112,15 +112,26 @@ NEO4J_SET_VECTOR = 'WITH e, edge CALL db.create.setRelationshipVectorProperty(e,
 NEO4J_SET_VECTOR_IF_ANY = NEO4J_SET_VECTOR.replace(" CALL", " WHERE edge.fact_embedding IS NOT NULL CALL", 1)
 
 
+# The same for entities written without a name vector (to_graphiti.wants_name_vector).
+NEO4J_SET_NAME_VECTOR = 'WITH n, node CALL db.create.setNodeVectorProperty(n, "name_embedding", node.name_embedding)'
+NEO4J_SET_NAME_VECTOR_IF_ANY = NEO4J_SET_NAME_VECTOR.replace(" CALL", " WHERE node.name_embedding IS NOT NULL CALL", 1)
+_NEO4J_PATCHES = (
+    ("setRelationshipVectorProperty", NEO4J_SET_VECTOR, NEO4J_SET_VECTOR_IF_ANY, "facts"),
+    ("setNodeVectorProperty", NEO4J_SET_NAME_VECTOR, NEO4J_SET_NAME_VECTOR_IF_ANY, "entities"),
+)
+
+
 class Neo4jBulkTx:
-    """What graphiti's bulk writer talks to on Neo4j: its statements, the edge one setting only vectors there are."""
+    """What graphiti's bulk writer talks to on Neo4j: its statements, the edge and entity ones setting only vectors
+    there are."""
 
     def __init__(self, tx: Any):
         self.tx = tx
 
     async def run(self, query: Any, **kwargs: Any) -> Any:
-        if isinstance(query, str) and "setRelationshipVectorProperty" in query:
-            if NEO4J_SET_VECTOR not in query:
-                raise RuntimeError("graphiti's Neo4j edge statement changed: cannot write facts without a vector")
-            query = query.replace(NEO4J_SET_VECTOR, NEO4J_SET_VECTOR_IF_ANY)
+        for procedure, statement, patched, what in _NEO4J_PATCHES:
+            if isinstance(query, str) and procedure in query:
+                if statement not in query:
+                    raise RuntimeError(f"graphiti's Neo4j statement changed: cannot write {what} without a vector")
+                query = query.replace(statement, patched)
         return await self.tx.run(query, **kwargs)
