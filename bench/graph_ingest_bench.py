@@ -3,6 +3,7 @@ against a naive loop of graphiti `.save()` calls over the same kind of episodes,
 
 usage: python bench/graph_ingest_bench.py [--n 10000] [--batch 500] [--baseline-n 200] [--sample 2000] [--new-only]
        python bench/graph_ingest_bench.py --groups --n 2000 --batch 500 [--main-tree ../main] [--profile] [--ort-threads 1]
+                                          [--one-group]
 Prints episodes/second for both, their ratio (target >= 10x), and peak RSS (this process and the FalkorDB child),
 twice: end to end (the local MiniLM embeds inside the timing; on CPU it is most of the cost for both paths), and for
 the write path alone (every vector already computed, the same cache for both), which is what bulk writing changes.
@@ -153,6 +154,7 @@ def main() -> None:
     parser.add_argument("--main-tree", default="", help="with --groups: a checkout of main measured in the same run")
     parser.add_argument("--profile", action="store_true", help="with --groups: CPU of one writer, per step")
     parser.add_argument("--ort-threads", type=int, default=0, help="with --groups: ONNX Runtime threads per writer")
+    parser.add_argument("--one-group", action="store_true", help="with --groups: skip the two-groups row (CPU only)")
     args = parser.parse_args()
     if args.ort_threads:
         os.environ["GRAPHFEED_BENCH_ORT_THREADS"] = str(args.ort_threads)
@@ -161,7 +163,8 @@ def main() -> None:
 
         root = Path(tempfile.mkdtemp(prefix="gfg-"))
         try:
-            run(args.n, args.batch, root, Path(args.main_tree) if args.main_tree else None, args.profile)
+            main_tree = Path(args.main_tree) if args.main_tree else None
+            run(args.n, args.batch, root, main_tree, args.profile, two=not args.one_group)
         finally:
             shutil.rmtree(root, ignore_errors=True)
         return

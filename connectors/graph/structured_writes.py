@@ -26,6 +26,7 @@ from connectors.graph.to_graphiti import (
     episode_properties,
     episodic_node,
     mention_edge,
+    wants_name_vector,
     wants_vector,
 )
 from transforms.episode import Episode
@@ -243,12 +244,15 @@ async def write_group(
 
     # ---- embeddings, batched
     embedder = w.embedder
-    name_vecs = await embedder.create_batch([names[e.uuid] for e in facts.entities]) if facts.entities else []
+    named = [wants_name_vector(e, names[e.uuid]) for e in facts.entities]
+    wanted = [names[e.uuid] for e, want in zip(facts.entities, named) if want]
+    vecs = iter(await embedder.create_batch(wanted) if wanted else [])
+    name_vecs = [next(vecs) if want else None for want in named]
     fact_list = list(merged.values())
     embedded = [f.fact for f, *_ in fact_list if wants_vector(f)]
     vecs = iter(await embedder.create_batch(embedded) if embedded else [])
     fact_vecs = [next(vecs) if wants_vector(f) else None for f, *_ in fact_list]
-    for vec in [*name_vecs[:1], *[v for v in fact_vecs if v is not None][:1]]:
+    for vec in [v for v in name_vecs if v is not None][:1] + [v for v in fact_vecs if v is not None][:1]:
         if len(vec) != w.config.embedding_dim:
             raise EmbedderMismatch(
                 f"embedder {w.embedder_name} returned {len(vec)}-d vectors, "

@@ -32,6 +32,15 @@ def wants_vector(fact: FactSpec) -> bool:
     return fact.predicate not in VECTORLESS_RELATIONS
 
 
+def wants_name_vector(spec: EntitySpec, name: str) -> bool:
+    """Whether the entity gets a `name_embedding`: not a message known only by its message id (a reply to a mail
+    outside the export). The id is machine-made ("<CAF3x9@mail.example>"): its vector places it near nothing a question
+    says, and full-text finds it by the id. Issue keys and other references keep theirs: people write those. Once the
+    message itself arrives, its subject becomes the name (fact_model.name_rank) and the rewrite embeds that."""
+    reference = str(spec.attributes.get("reference") or "")
+    return not (spec.label == "Message" and reference.partition(":")[2] == name)
+
+
 def episode_type(episode: Episode) -> EpisodeType:
     return EpisodeType.message if episode.source in MESSAGE_SOURCES else EpisodeType.text
 

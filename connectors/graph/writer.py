@@ -30,7 +30,7 @@ from connectors.graph.llm_extraction import write_llm
 from connectors.graph.pins import check_stamp, read_stamp
 from connectors.graph.sink import BatchResult
 from connectors.graph.structured_writes import write_group
-from connectors.graph.to_graphiti import wants_vector
+from connectors.graph.to_graphiti import wants_name_vector, wants_vector
 from connectors.graph.tombstones import invalidate_episodes
 from connectors.registry import episode_facts
 from ground.identity import validate_group_id
@@ -73,6 +73,8 @@ class GraphWriter(UsesEmbedder):
         lock_url = self.config.write_lock_url.get_secret_value() if self.config.write_lock_url else None
         self.locks = group_locks(self.config.home, lock_url)  # one writer per group at a time
         self.session_id = __import__("uuid").uuid4().hex  # groups this writer's LLM spend rows (one per run)
+        # facts prefetch extracted for a coming batch, taken once by its write (episode id -> episode, facts, seconds)
+        self._ahead: dict[str, tuple[Episode, FactSet, float]] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -158,11 +160,9 @@ class GraphWriter(UsesEmbedder):
             parts = []
             mentions: dict[str, list[str]] = {}
             for episode in group_episodes:
-                t = time.perf_counter()
-                part = self.extractor(episode, self.config.domain_orgs)
+                part, extract_seconds[episode.id] = self._extract(episode)
                 parts.append(part)
                 mentions[episode.id] = list(part.mentions)
-                extract_seconds[episode.id] = time.perf_counter() - t
             if extra_facts and group_id in extra_facts:
                 parts.append(extra_facts[group_id])
             extracted[group_id] = (merge_factsets(parts), mentions)
@@ -185,14 +185,29 @@ class GraphWriter(UsesEmbedder):
         result.settle(episodes)
         return result
 
-    def texts_to_embed(self, episodes: Sequence[Episode]) -> list[str]:
-        """Entity names and fact texts the structured write of these episodes embeds (stored better names aside)."""
+    def _extract(self, episode: Episode, keep: bool = False) -> tuple[FactSet, float]:
+        """The episode's facts and the seconds their extraction took, taken from a prefetch when it did the work (the
+        write of that batch would extract the same again: ~1 CPU-ms per mail, issue 34); `keep` leaves them for it."""
+        ahead = self._ahead.pop(episode.id, None)  # the nightly loop claims the batch again: equal, not the same
+        if ahead is not None and (ahead[0] is episode or ahead[0] == episode):
+            return ahead[1], ahead[2]
+        t = time.perf_counter()
+        part = self.extractor(episode, self.config.domain_orgs)
+        seconds = time.perf_counter() - t
+        if keep:
+            self._ahead[episode.id] = (episode, part, seconds)
+        return part, seconds
+
+    def texts_to_embed(self, episodes: Sequence[Episode], keep: bool = False) -> list[str]:
+        """Entity names and fact texts the structured write of these episodes embeds (stored better names aside);
+        `keep`: their facts stay for that write (prefetch)."""
         texts: list[str] = []
         for episode in episodes:
             if self.config.extraction_mode(episode.source) == "llm":
                 continue
-            part = self.extractor(episode, self.config.domain_orgs)
-            texts += [e.name for e in part.entities] + [f.fact for f in part.facts if wants_vector(f)]
+            part = self._extract(episode, keep)[0]
+            texts += [e.name for e in part.entities if wants_name_vector(e, e.name)]
+            texts += [f.fact for f in part.facts if wants_vector(f)]
         return texts
 
     async def prefetch(self, episodes: Sequence[Episode]) -> None:
@@ -204,7 +219,7 @@ class GraphWriter(UsesEmbedder):
         warm = getattr(self.embedder, "warm", None)
         if warm is None or not episodes:
             return
-        texts = await asyncio.to_thread(self.texts_to_embed, episodes)
+        texts = await asyncio.to_thread(self.texts_to_embed, episodes, True)
         await warm(texts)
 
     async def write_ahead(
@@ -221,6 +236,9 @@ class GraphWriter(UsesEmbedder):
                 for error in await asyncio.gather(ahead, return_exceptions=True):
                     if isinstance(error, Exception):
                         log.warning("embedding the next batch ahead failed: %s", error)
+            upcoming_ids = {e.id for e in upcoming}  # facts kept for anything else were not taken: drop them
+            for key in [k for k in self._ahead if k not in upcoming_ids]:
+                del self._ahead[key]
 
     async def write_batches(self, batches: Sequence[Sequence[Episode]]) -> list[BatchResult]:
         """write_batch over batches in order, embedding batch i+1 while batch i is written (structured mode)."""
