@@ -158,11 +158,12 @@ class GraphResource(dg.ConfigurableResource):
     def writer(self, home: Path, ledger_url: str | None = None):
         """`ledger_url`: the ledger's URL; on PostgreSQL the per-group write locks are its advisory locks."""
         from connectors.graph.sync_facade import SyncGraphWriter
+        from connectors.registry import fact_extractor
 
         config = self.graph_config(home)
         if ledger_url and ledger_url.startswith("postgresql"):
             config = config.model_copy(update={"write_lock_url": SecretStr(ledger_url)})
-        return SyncGraphWriter(config)
+        return SyncGraphWriter(config, extractor=fact_extractor(config.intent_fact_threshold))
 
 
 class LedgerResource(dg.ConfigurableResource):

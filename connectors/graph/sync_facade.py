@@ -10,8 +10,8 @@ from connectors.graph.config import GraphConfig
 from connectors.graph.reader import GraphReader
 from connectors.graph.sink import BatchResult, Budget
 from connectors.graph.writer import GraphWriter
-from transforms.episode import Episode
-from transforms.facts import FactSet
+from ground.episode import Episode
+from ground.fact_model import FactSet
 
 
 class _LoopThread:
@@ -79,7 +79,7 @@ class SyncGraphWriter:
 
     def write(self, batch: Sequence[Episode], budget: Budget) -> BatchResult:
         """GraphSink.write: write_batch within the budget; the result's outcomes say what became of each episode."""
-        return self.write_batch(batch, max_cost_usd=budget.max_cost_usd)
+        return self._run(self._writer.write_batch(batch, max_cost_usd=budget.max_cost_usd))
 
     def run(self, coro: Any) -> Any:
         """Run a coroutine on the writer's loop (the review queue's approve uses the writer's drivers)."""

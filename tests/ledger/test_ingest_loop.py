@@ -7,13 +7,14 @@ import pytest
 
 from connectors.graph.config import GraphConfig
 from connectors.graph.sync_facade import SyncGraphWriter
+from connectors.registry import fact_extractor
 from flow.ingest import IngestLimits, IngestStats, write_backlog
 from tests.ledger.factory import many
 
 
 @pytest.fixture
 def graph(tmp_path):
-    with SyncGraphWriter(GraphConfig(home=tmp_path / "graph")) as writer:
+    with SyncGraphWriter(GraphConfig(home=tmp_path / "graph"), extractor=fact_extractor()) as writer:
         yield writer
 
 
