@@ -264,9 +264,8 @@ async def write_group(
         tombstoned_at = as_datetime(old.get("tombstoned_at")) if old else None
         if fact.uuid in times:
             invalid_at, expired_at = times[fact.uuid]
-        elif (
-            old is not None and tombstoned_at is not None
-        ):  # its records were deleted upstream: a backfill does not un-expire it
+        elif old is not None and tombstoned_at is not None:
+            # its records were deleted upstream: a backfill does not un-expire it
             invalid_at, expired_at = as_datetime(old.get("invalid_at")), as_datetime(old.get("expired_at"))
         else:
             invalid_at, expired_at = fact.invalid_at, None
