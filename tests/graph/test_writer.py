@@ -216,3 +216,48 @@ def test_pipelined_batches_write_the_same_graph_with_every_text_embedded_ahead(g
     assert pipelined == sequential and pipelined["edges"] > 0
     assert [r.episodes_written for r in results] == [2, 1]
     assert wanted and wanted <= cached
+
+
+def test_the_write_helpers_need_only_a_write_context_never_the_writer(graph_home, group_id):
+    """Issue 30: structured_writes and tombstones take a WriteContext (or its backend and clock), so they run with
+    parts assembled without any GraphWriter."""
+    from connectors.graph.backend import GraphBackend
+    from connectors.graph.embedders import make_embedder
+    from connectors.graph.sink import BatchResult
+    from connectors.graph.structured_writes import write_group
+    from connectors.graph.tombstones import invalidate_episodes
+    from connectors.graph.write_context import WriteContext
+    from ground.fact_model import merge_factsets
+
+    # given a mail and its reply, their facts, and a context built from plain parts
+    config = GraphConfig(home=graph_home)
+    episodes = mail_batch(group_id)
+    parts = [fact_extractor()(e, {}) for e in episodes]
+    facts = merge_factsets(parts)
+    mentions = {e.id: list(p.mentions) for e, p in zip(episodes, parts)}
+
+    async def go():
+        backend = GraphBackend(config)
+        await backend.open()
+        try:
+            context = WriteContext(
+                config=config,
+                backend=backend,
+                clock=lambda: JUNE,
+                embedder=make_embedder(config),
+                embedder_name=config.embedder_identity(),
+                session_id="no-writer",
+            )
+            # when the batch is written and the reply is deleted upstream
+            result = BatchResult()
+            await write_group(context, group_id, episodes, facts, mentions, result)
+            ended = await invalidate_episodes(backend, context.clock, [episodes[1].id], JUNE, group_id)
+            return result, ended
+        finally:
+            await backend.close()
+
+    result, ended = asyncio.run(go())
+    # then both episodes and every fact are written, and the facts only the reply supported end
+    assert result.episodes_written == 2
+    assert result.facts_written == len(facts.facts) > 0
+    assert ended > 0
