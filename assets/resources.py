@@ -161,13 +161,14 @@ class GraphResource(dg.ConfigurableResource):
         """`ledger_url`: the ledger's URL; on PostgreSQL the per-group write locks are its advisory locks. `backfill`:
         a bulk load, vector indexes deferred to the end (GraphConfig.defer_vector_indexes)."""
         from connectors.graph.sync_facade import SyncGraphWriter
+        from connectors.registry import fact_extractor
 
         config = self.graph_config(home)
         if ledger_url and ledger_url.startswith("postgresql"):
             config = config.model_copy(update={"write_lock_url": SecretStr(ledger_url)})
         if backfill:
             config = config.model_copy(update={"defer_vector_indexes": True})
-        return SyncGraphWriter(config)
+        return SyncGraphWriter(config, extractor=fact_extractor(config.intent_fact_threshold))
 
 
 class LedgerResource(dg.ConfigurableResource):

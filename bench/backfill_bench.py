@@ -31,6 +31,7 @@ from synthetic_mail import synthetic_episodes  # noqa: E402
 from connectors.graph.config import GraphConfig  # noqa: E402
 from connectors.graph.ledger import Ledger, ledger_url_for_home  # noqa: E402
 from connectors.graph.sync_facade import SyncGraphWriter  # noqa: E402
+from connectors.registry import fact_extractor  # noqa: E402
 from flow.ingest import IngestLimits, IngestStats, write_backlog  # noqa: E402
 
 GROUP = "bench"
@@ -99,7 +100,7 @@ def run(title: str, n: int, batch: int, backfill: bool, announce: bool, every: i
             row["register_cpu"] = own_cpu() - c
             row["register_wall"] = time.perf_counter() - t
             del episodes
-            with SyncGraphWriter(config) as writer:
+            with SyncGraphWriter(config, extractor=fact_extractor()) as writer:
                 writer.write_batch([])  # open the embedder before timing (model load is not per episode)
                 sink = Progress(writer, every, announce)
                 stats = IngestStats()

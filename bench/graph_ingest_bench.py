@@ -31,7 +31,7 @@ from connectors.graph.config import GraphConfig  # noqa: E402
 from connectors.graph.embedders import NumpyMiniLMEmbedder  # noqa: E402
 from connectors.graph.to_graphiti import entity_edge, entity_node, episodic_node, mention_edge  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
-from connectors.registry import episode_facts  # noqa: E402
+from connectors.registry import episode_facts, fact_extractor  # noqa: E402
 from transforms.episode import Episode  # noqa: E402
 from transforms.minilm import shared_minilm  # noqa: E402
 
@@ -55,7 +55,7 @@ def cpu_seconds(writer: GraphWriter) -> float:
 async def bulk_run(
     home: Path, episodes: list[Episode], batch: int, embedder: NumpyMiniLMEmbedder, pipelined: bool = False
 ) -> tuple[float, float]:
-    async with GraphWriter(GraphConfig(home=home), embedder=embedder) as writer:
+    async with GraphWriter(GraphConfig(home=home), embedder=embedder, extractor=fact_extractor()) as writer:
         t, c = time.perf_counter(), cpu_seconds(writer)
         batches = [episodes[i : i + batch] for i in range(0, len(episodes), batch)]
         if pipelined:
@@ -80,7 +80,7 @@ def child_rss_mb(writer: GraphWriter) -> float:
 
 async def naive_run(home: Path, episodes: list[Episode], embedder: NumpyMiniLMEmbedder) -> float:
     """One object at a time: embed each, save each (graphiti's per-object .save())."""
-    async with GraphWriter(GraphConfig(home=home), embedder=embedder) as writer:
+    async with GraphWriter(GraphConfig(home=home), embedder=embedder, extractor=fact_extractor()) as writer:
         embedder = writer.embedder
         driver = await writer.backend.driver(episodes[0].group_id)
         now = dt.datetime.now(UTC)
@@ -113,7 +113,7 @@ async def naive_run(home: Path, episodes: list[Episode], embedder: NumpyMiniLMEm
 
 def embed_levers(episodes: list[Episode], sample: int) -> None:
     """Levers 1-4 on the texts these episodes embed: repeats, what search reads, runtime, batch size."""
-    writer = GraphWriter(GraphConfig(home=Path(tempfile.gettempdir())))
+    writer = GraphWriter(GraphConfig(home=Path(tempfile.gettempdir())), extractor=fact_extractor())
     names = [e.name for ep in episodes for e in writer.extractor(ep, {}).entities]
     facts = [f.fact for ep in episodes for f in writer.extractor(ep, {}).facts]
     total, distinct = len(names) + len(facts), len(set(names) | set(facts))

@@ -33,6 +33,7 @@ if os.environ.get("GRAPHFEED_BENCH_ORT_THREADS"):  # --ort-threads: ONNX Runtime
 
 from connectors.graph.config import GraphConfig  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
+from connectors.registry import fact_extractor  # noqa: E402
 
 
 class ThreadProfiles:
@@ -85,7 +86,7 @@ def cpu() -> float:
 async def write(home: Path, group: str, n: int, batch: int, seed: int, profile: str | None) -> dict:
     episodes = synthetic_episodes(n, group, seed=seed)
     batches = [episodes[i : i + batch] for i in range(0, n, batch)]
-    async with GraphWriter(GraphConfig(home=home)) as writer:
+    async with GraphWriter(GraphConfig(home=home), extractor=fact_extractor()) as writer:
         await writer.embedder.create_batch(["warm up"])  # the model loads outside the timing
         profiler = ThreadProfiles() if profile else None
         t, c = time.perf_counter(), cpu()
@@ -109,7 +110,7 @@ async def steps(home: Path, group: str, n: int, batch: int, seed: int) -> dict:
     episodes = synthetic_episodes(n, group, seed=seed)
     batches = [episodes[i : i + batch] for i in range(0, n, batch)]
     out: dict = {"group": group, "n": n}
-    async with GraphWriter(GraphConfig(home=home)) as writer:
+    async with GraphWriter(GraphConfig(home=home), extractor=fact_extractor()) as writer:
         await writer.embedder.create_batch(["warm up"])
         c = cpu()
         texts = writer.texts_to_embed(episodes)

@@ -38,7 +38,7 @@ from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice  # noqa: E40
 from connectors.graph.llm.settings import LLMSettings  # noqa: E402
 from connectors.graph.sync_facade import SyncGraphWriter  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
-from connectors.registry import export_reader  # noqa: E402
+from connectors.registry import export_reader, fact_extractor  # noqa: E402
 from flow.ingest import IngestLimits, IngestStats, write_backlog  # noqa: E402
 from ground.records import RecordFailure  # noqa: E402
 from tests.llm.scripted_server import ScriptedOpenAI  # noqa: E402
@@ -92,7 +92,7 @@ def graphfeed_side(
     ledger = Ledger(ledger_url_for_home(home))
     registered = ledger.register(sorted(episodes, key=lambda e: e.timestamp), partition="bench")
     stats = IngestStats()  # write_backlog adds each source's figures to it
-    with SyncGraphWriter(config) as writer:
+    with SyncGraphWriter(config, extractor=fact_extractor()) as writer:
         for source in sources:
             write_backlog(ledger, writer, source, IngestLimits(max_cost_usd=1000.0, backoff_seconds=0), stats)
     return stats, len(episodes) - registered.duplicates
@@ -111,7 +111,7 @@ async def naive_side(
         for r in export_reader(source, [str(SAMPLE / source)]).read(None)
         if not isinstance(r, RecordFailure)
     ]
-    async with GraphWriter(config) as writer:
+    async with GraphWriter(config, extractor=fact_extractor()) as writer:
         driver = await writer.backend.driver("naive")
         embedder = NumpyMiniLMEmbedder()
         graphiti = Graphiti(

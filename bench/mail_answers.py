@@ -48,10 +48,11 @@ def ask(home: Path, n: int) -> dict[str, list[list[str]]]:
     from connectors.graph.config import GraphConfig
     from connectors.graph.search import search_facts
     from connectors.graph.writer import GraphWriter
+    from connectors.registry import fact_extractor
 
     async def go() -> dict[str, list[list[str]]]:
         episodes = synthetic_episodes(n, "g1", seed=7)
-        async with GraphWriter(GraphConfig(home=home)) as writer:
+        async with GraphWriter(GraphConfig(home=home), extractor=fact_extractor()) as writer:
             await writer.write_batches([episodes[i : i + 100] for i in range(0, n, 100)])
             out = {}
             for question in questions():

@@ -33,6 +33,7 @@ from connectors.graph.config import GraphConfig  # noqa: E402
 from connectors.graph.reader import GraphReader  # noqa: E402
 from connectors.graph.search import as_of_filter, candidates, search_config  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
+from connectors.registry import fact_extractor  # noqa: E402
 
 LIMIT = 10
 TARGETS = {"p50": 100.0, "p95": 200.0, "max": 1000.0}
@@ -156,7 +157,7 @@ async def run_backend(backend: str, args: argparse.Namespace, home: Path) -> dic
     else:
         config = GraphConfig(backend=backend, home=home)
     try:
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             return {size: await run_size(writer, size, args) for size in args.sizes}
     finally:
         if server is not None:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from connectors.source_spec import SourceSettings, SourceSpec
     from ground.contract import Checkpoint, Reader
+    from ground.episode import Episode
     from ground.source_traits import MentionKind, SourceTraits
-    from transforms.episode import Episode
     from transforms.fact_extractors import FactExtractor
     from transforms.facts import FactSet
     from transforms.intent_facts import Subject

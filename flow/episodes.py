@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field
 
 from flow import project_keys
 from flow.staging import EPISODE_FAILURES, EPISODES, RAW, READ_STATS, Staging, spooled_dedup
+from ground.episode import Episode
 from ground.records import SourceRecord
 from transforms.build import EpisodeSettings, IntentPredictor, build_episodes
-from transforms.episode import Episode
 
 if TYPE_CHECKING:  # the cascade pulls in the LLM client: imported only when one is given
     from connectors.graph.llm.intent import LLMIntentCascade

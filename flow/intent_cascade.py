@@ -14,8 +14,8 @@ from typing import Any
 from connectors.graph.llm.intent import CascadeUnit, LLMIntentCascade, open_cascade
 from connectors.graph.llm.settings import LLMSettings
 from connectors.registry import traits_of
+from ground.episode import Episode
 from transforms.build import EpisodeSettings
-from transforms.episode import Episode
 from transforms.intent.context import record_context
 from transforms.intent.data import DEFAULT_TAXONOMY, IntentDataError, load_taxonomy
 from transforms.intent.units import ClassifierInput, prepare_record

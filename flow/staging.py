@@ -13,8 +13,8 @@ from pydantic import BaseModel
 from upath import UPath
 
 if TYPE_CHECKING:
+    from ground.episode import Episode
     from transforms.dedup import DedupStats
-    from transforms.episode import Episode
 
 # The stages a source's staging holds (<root>/<source>/<stage>/<partition>.jsonl)
 RAW = "raw_records"
@@ -91,8 +91,8 @@ class Staging:
 def spooled_dedup(episodes: Iterable["Episode"]) -> Iterator[tuple[Iterator["Episode"], "DedupStats"]]:
     """Fingerprint dedup needs two passes over the episodes; building them (intent, NER) is the costly part, so they
     are built once and spooled to a temporary file that both passes read. Memory stays flat whatever the volume."""
+    from ground.episode import Episode
     from transforms.dedup import dedup
-    from transforms.episode import Episode
 
     with tempfile.NamedTemporaryFile("w+", suffix=".jsonl", encoding="utf-8") as spool:
         for episode in episodes:

@@ -10,10 +10,10 @@ from typing import NamedTuple, Protocol
 
 from pydantic import BaseModel
 
+from ground.episode import Episode, EpisodeMetadata, episode_id
 from ground.records import ErrorClass, RecordFailure, SourceRecord
 from ground.source_traits import SourceTraits, traits_of
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS, clip_record
-from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.fingerprint import fingerprint
 from transforms.intent.context import record_context
 from transforms.intent.units import ClassifierInput, prepare_record

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from pydantic import BaseModel, Field
 
-from transforms.episode import Episode
+from ground.episode import Episode
 
 
 class DedupStats(BaseModel):

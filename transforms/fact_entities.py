@@ -4,10 +4,10 @@ domain or the configured map), referenced issues/pages/records/messages, message
 from collections.abc import Mapping
 from typing import Any
 
+from ground.fact_model import AttrValue, EntitySpec, entity_uuid
 from ground.identity import normalise_email
 from ground.records import Actor
 from ground.source_traits import MentionKind
-from transforms.fact_model import AttrValue, EntitySpec, entity_uuid
 
 # Mail domains that say nothing about an employer.
 PUBLIC_MAIL_DOMAINS = frozenset(

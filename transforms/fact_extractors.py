@@ -7,8 +7,8 @@ list and builds the default extractor (connectors.registry.episode_facts) from i
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from ground.episode import Episode
 from ground.source_traits import MentionKind, SourceTraits, mention_kinds
-from transforms.episode import Episode
 from transforms.facts import FactSet, Mentions, merge_factsets, no_facts
 from transforms.intent_facts import DEFAULT_THRESHOLD, Subject, intent_facts
 

@@ -4,7 +4,7 @@ An Episode becomes a FactSet: the entities it names (people, organisations, refe
 between them, and the entity uuids it mentions. Every uuid is a uuid5 of the group and a readable key, so the same person
 seen in mail, Jira and Salesforce (same normalised email) is one node, and a rerun re-keys nothing.
 
-The model is in fact_model.py, the entity constructors in fact_entities.py; this module holds the builder helpers the
+The model is in ground/fact_model.py, the entity constructors in fact_entities.py; this module holds the builder helpers the
 per-source extractors share and is the public entry for all three.
 """
 
@@ -12,9 +12,25 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ground.episode import Episode
+from ground.fact_model import (
+    ENTITY_NAMESPACE,
+    FACT_NAMESPACE,
+    AttrValue,
+    EntitySpec,
+    Extractor,
+    FactSet,
+    FactSpec,
+    better_entity,
+    entity_uuid,
+    fact_uuid,
+    make_fact,
+    merge_fact,
+    merge_factsets,
+    slot_key,
+)
 from ground.identity import normalise_email
 from ground.records import Actor, as_utc
-from transforms.episode import Episode
 from transforms.fact_entities import (
     DEFAULT_REFERENCE_KIND,
     NAME_MENTIONS,
@@ -31,22 +47,6 @@ from transforms.fact_entities import (
     reference_entity,
     reference_target,
     value_entity,
-)
-from transforms.fact_model import (
-    ENTITY_NAMESPACE,
-    FACT_NAMESPACE,
-    AttrValue,
-    EntitySpec,
-    Extractor,
-    FactSet,
-    FactSpec,
-    better_entity,
-    entity_uuid,
-    fact_uuid,
-    make_fact,
-    merge_fact,
-    merge_factsets,
-    slot_key,
 )
 
 # ---------------------------------------------------------------- builders shared by the per-source extractors

@@ -13,7 +13,7 @@ finds "Dana@Acme.example". An organisation's legal suffix ("Acme Corp" for a tex
 import re
 from collections.abc import Iterable
 
-from transforms.episode import Episode
+from ground.episode import Episode
 from transforms.ner import _COMPANY_SUFFIX  # the one list of company suffixes
 from transforms.text import normalise
 

@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ground.episode import Episode
 from ground.records import Actor, as_utc
 from ground.source_traits import SourceTraits, traits_of
-from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactBuilder,

@@ -7,7 +7,7 @@ source package never imports another source package, so the shared rule lives he
 from collections.abc import Mapping
 from typing import Any
 
-from transforms.episode import Episode
+from ground.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactBuilder,

@@ -20,9 +20,9 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from ground.episode import Episode
 from ground.source_traits import SourceTraits
 from transforms.author_text import author_text
-from transforms.episode import Episode
 from transforms.text_dates import TextDate, find_dates
 
 

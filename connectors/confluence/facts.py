@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from connectors.confluence.spec import MENTIONS
+from ground.episode import Episode
 from ground.records import Actor
-from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactBuilder,

@@ -20,7 +20,7 @@ from connectors.graph.ledger_engine import (
     clean_error,
 )
 from connectors.graph.ledger_models import MAX_ERROR_HISTORY, RegisterResult, Status, episodes, fingerprints
-from transforms.episode import Episode
+from ground.episode import Episode
 
 
 class LedgerRegister(LedgerEngine):

@@ -16,8 +16,8 @@ from connectors.graph.ledger_models import (
     episodes,
     runs,
 )
+from ground.episode import Episode
 from ground.records import as_utc
-from transforms.episode import Episode
 
 
 class LedgerReports(LedgerEngine):

@@ -3,21 +3,19 @@
 is reached; the rest is deferred. One episode's failure is a typed Failure in the result, not an exception."""
 
 import time
-from typing import TYPE_CHECKING
 
-from connectors.graph.config import ConfigError, EmbedderMismatch
+from connectors.graph.config import EmbedderMismatch
 from connectors.graph.llm.meter import Usage
 from connectors.graph.sink import BatchResult, Failure
 from connectors.graph.structured_writes import write_group
-from transforms.episode import Episode
-from transforms.facts import FactSet
-
-if TYPE_CHECKING:
-    from connectors.graph.writer import GraphWriter
+from connectors.graph.write_context import WriteContext
+from ground.episode import Episode
+from ground.errors import ConfigError
+from ground.fact_model import FactSet
 
 
 async def write_llm(
-    w: "GraphWriter",
+    ctx: WriteContext,
     items: list[tuple[Episode, str]],
     result: BatchResult,
     max_cost_usd: float | None,
@@ -26,13 +24,14 @@ async def write_llm(
     """One episode at a time (graphiti resolves entities against what earlier episodes wrote)."""
     from connectors.graph.llm.budget import stop_reason
 
-    llm = w.llm
-    settings = w.config.llm
+    llm, settings = ctx.llm, ctx.config.llm
+    if llm is None or settings is None:
+        raise ConfigError("the LLM path needs the writer's LLM parts (WriteContext.llm) and an LLM endpoint")
     spent = 0.0
     for i, (episode, mode) in enumerate(items):
         if not settings.worth_a_call(episode):
             if mode == "llm":
-                await write_group(w, episode.group_id, [episode], FactSet(), {episode.id: []}, result)
+                await write_group(ctx, episode.group_id, [episode], FactSet(), {episode.id: []}, result)
             result.llm_skipped += 1
             continue
         reason = stop_reason(
@@ -41,7 +40,7 @@ async def write_llm(
             max_cost_usd=max_cost_usd,
             night_caps=settings.max_cost_per_source_night_usd,
             store=llm.store,
-            now=w.clock(),
+            now=ctx.clock(),
         )
         if reason:
             result.deferred = [e.id for e, _ in items[i:]]
@@ -51,7 +50,7 @@ async def write_llm(
         before = llm.meter.episodes.get(episode.id, Usage()).model_copy(deep=True)
         try:
             if mode == "llm":  # graphiti's add_episode(uuid=...) needs the Episodic node to exist
-                await write_group(w, episode.group_id, [episode], FactSet(), {episode.id: []}, result)
+                await write_group(ctx, episode.group_id, [episode], FactSet(), {episode.id: []}, result)
             done = await llm.extractor.extract(episode, mode=mode)
         except (ConfigError, EmbedderMismatch):
             raise
@@ -71,13 +70,13 @@ async def write_llm(
             episode_id=episode.id,
             usage=usage,
             ok=done is not None,
-            run_id=w.session_id,
+            run_id=ctx.session_id,
             chunks=done.chunks if done else 0,
             content_chars=len(episode.content),
-            at=w.clock(),
+            at=ctx.clock(),
         )
         llm.store.record_guard(
-            source=episode.source, episode_id=episode.id, counts=usage.guard, run_id=w.session_id, at=w.clock()
+            source=episode.source, episode_id=episode.id, counts=usage.guard, run_id=ctx.session_id, at=ctx.clock()
         )
         result.episode_llm[episode.id] = usage
         result.llm.add(usage)

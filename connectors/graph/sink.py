@@ -14,8 +14,8 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from connectors.graph.llm.meter import Usage
+from ground.episode import Episode
 from ground.records import ErrorClass
-from transforms.episode import Episode
 
 
 class Budget(BaseModel):

@@ -8,7 +8,7 @@ add_nodes_and_edges_bulk_tx + our extra Episodic properties + slot updates + the
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
 from graphiti_core.driver.driver import GraphProvider
 from pydantic import BaseModel, Field
@@ -29,13 +29,10 @@ from connectors.graph.to_graphiti import (
     wants_name_vector,
     wants_vector,
 )
-from transforms.episode import Episode
-from transforms.fact_model import name_rank
-from transforms.facts import FactSet, FactSpec
+from connectors.graph.write_context import WriteContext
+from ground.episode import Episode
+from ground.fact_model import FactSet, FactSpec, name_rank
 from transforms.intent_facts import FACT_KINDS
-
-if TYPE_CHECKING:
-    from connectors.graph.writer import GraphWriter
 
 SET_EPISODE_PROPS = """
 UNWIND $rows AS row
@@ -108,9 +105,9 @@ async def read_slot_edges(backend: GraphBackend, group_id: str, slots: Sequence[
     return list(await backend.query(group_id, SLOT_EDGES, g=group_id, slots=list(slots)))
 
 
-async def read_stored(w: "GraphWriter", group_id: str, episodes: list[Episode], facts: FactSet) -> _Stored:
+async def read_stored(ctx: WriteContext, group_id: str, episodes: list[Episode], facts: FactSet) -> _Stored:
     stored = _Stored()
-    q = w.backend.query
+    q = ctx.backend.query
     if facts.entities:
         rows = await q(
             group_id,
@@ -119,14 +116,14 @@ async def read_stored(w: "GraphWriter", group_id: str, episodes: list[Episode], 
         )
         for r in rows:
             stored.entity_names[r["uuid"]] = r["name"]
-            stored.entity_created[r["uuid"]] = as_datetime(r["created_at"]) or w.clock()
+            stored.entity_created[r["uuid"]] = as_datetime(r["created_at"]) or ctx.clock()
     if episodes:
         rows = await q(
             group_id,
             "MATCH (n:Episodic) WHERE n.uuid IN $uuids RETURN n.uuid AS uuid, n.created_at AS c",
             uuids=[e.id for e in episodes],
         )
-        stored.episode_created = {r["uuid"]: as_datetime(r["c"]) or w.clock() for r in rows}
+        stored.episode_created = {r["uuid"]: as_datetime(r["c"]) or ctx.clock() for r in rows}
     if facts.facts:
         rows = await q(
             group_id,
@@ -139,35 +136,35 @@ async def read_stored(w: "GraphWriter", group_id: str, episodes: list[Episode], 
         stored.edges = {r["uuid"]: r for r in rows}
     slots = sorted({f.single_valued for f in facts.facts if f.single_valued})
     families = sorted({str(f.attributes["slot_family"]) for f in facts.facts if f.attributes.get("slot_family")})
-    rows: list[dict[str, Any]] = []
+    slot_rows: list[dict[str, Any]] = []
     if slots:
-        rows = await read_slot_edges(w.backend, group_id, slots)
+        slot_rows = await read_slot_edges(ctx.backend, group_id, slots)
     if families:  # every slot of a touched family: a removed key ends there (timeline)
         family_rows = await q(group_id, FAMILY_EDGES, g=group_id, families=families)
-        seen = {r["uuid"] for r in rows}
+        seen = {r["uuid"] for r in slot_rows}
         for r in family_rows:
             stored.slot_family[r["slot"]] = r["family"]
             if r["tombstoned_at"] is None:
                 stored.family_statements.setdefault(r["family"], []).append(
                     (as_datetime(r["valid_at"]), frozenset(r["family_slots"] or []))
                 )
-        rows = list(rows) + [r for r in family_rows if r["uuid"] not in seen]
-    for r in rows:
+        slot_rows = list(slot_rows) + [r for r in family_rows if r["uuid"] not in seen]
+    for r in slot_rows:
         stored.slot_edges.setdefault(r["slot"], []).append(slot_edge(r))
     return stored
 
 
 async def write_group(
-    w: "GraphWriter",
+    ctx: WriteContext,
     group_id: str,
     episodes: list[Episode],
     facts: FactSet,
     mentions: Mapping[str, list[str]],
     result: BatchResult,
 ) -> None:
-    now = w.clock()
-    driver = await w.backend.driver(group_id)
-    stored = await read_stored(w, group_id, episodes, facts)
+    now = ctx.clock()
+    driver = await ctx.backend.driver(group_id)
+    stored = await read_stored(ctx, group_id, episodes, facts)
     episode_ids = {e.id for e in episodes}
 
     # ---- merge facts with what is stored
@@ -211,16 +208,16 @@ async def write_group(
         if family:
             stored.slot_family[fact.single_valued] = str(family)
             statements.setdefault(str(family), []).append(
-                (valid_at, frozenset(fact.attributes.get("family_slots") or []))
+                (valid_at, frozenset(cast(list[str], fact.attributes.get("family_slots") or [])))
             )
     for slot, family in stored.slot_family.items():  # a row a later version removed ends there
         for uuid_, edge in list(by_slot.get(slot, {}).items()):
             gone = absence_end(slot, edge.valid_at, statements.get(family, []))
             if gone is not None:
                 by_slot[slot][uuid_] = edge.model_copy(update={"removed_at": gone})
-    for edges in by_slot.values():
-        for uuid_, new in recompute_slot(list(edges.values()), now).items():
-            edge = edges[uuid_]
+    for chain in by_slot.values():
+        for uuid_, new in recompute_slot(list(chain.values()), now).items():
+            edge = chain[uuid_]
             if new.invalid_at is not None and new.invalid_at != edge.invalid_at:
                 invalidated += 1
             if uuid_ in merged:
@@ -243,7 +240,7 @@ async def write_group(
         names[spec.uuid] = old_name if old_name and name_rank(old_name) > name_rank(spec.name) else spec.name
 
     # ---- embeddings, batched
-    embedder = w.embedder
+    embedder = ctx.embedder
     named = [wants_name_vector(e, names[e.uuid]) for e in facts.entities]
     wanted = [names[e.uuid] for e, want in zip(facts.entities, named) if want]
     vecs = iter(await embedder.create_batch(wanted) if wanted else [])
@@ -253,10 +250,10 @@ async def write_group(
     vecs = iter(await embedder.create_batch(embedded) if embedded else [])
     fact_vecs = [next(vecs) if wants_vector(f) else None for f, *_ in fact_list]
     for vec in [v for v in name_vecs if v is not None][:1] + [v for v in fact_vecs if v is not None][:1]:
-        if len(vec) != w.config.embedding_dim:
+        if len(vec) != ctx.config.embedding_dim:
             raise EmbedderMismatch(
-                f"embedder {w.embedder_name} returned {len(vec)}-d vectors, "
-                f"configured embedding_dim is {w.config.embedding_dim}"
+                f"embedder {ctx.embedder_name} returned {len(vec)}-d vectors, "
+                f"configured embedding_dim is {ctx.config.embedding_dim}"
             )
 
     entity_nodes = [
@@ -271,7 +268,8 @@ async def write_group(
         tombstoned_at = as_datetime(old.get("tombstoned_at")) if old else None
         if fact.uuid in times:
             invalid_at, expired_at = times[fact.uuid]
-        elif tombstoned_at is not None:  # its records were deleted upstream: a backfill does not un-expire it
+        elif old is not None and tombstoned_at is not None:
+            # its records were deleted upstream: a backfill does not un-expire it
             invalid_at, expired_at = as_datetime(old.get("invalid_at")), as_datetime(old.get("expired_at"))
         else:
             invalid_at, expired_at = fact.invalid_at, None
@@ -322,15 +320,15 @@ async def write_group(
 
     meta = {
         "group_id": group_id,
-        "embedder": w.embedder_name,
-        "dim": int(w.config.embedding_dim),
+        "embedder": ctx.embedder_name,
+        "dim": int(ctx.config.embedding_dim),
         "now": now,
         "schema_version": SCHEMA_VERSION,
         "graphiti_version": graphiti_version(),
     }
 
     async def unit(tx: Any) -> None:
-        bulk_tx = Neo4jBulkTx(tx) if driver.provider == GraphProvider.NEO4J else FalkorBulkTx(tx)
+        bulk_tx: Any = Neo4jBulkTx(tx) if driver.provider == GraphProvider.NEO4J else FalkorBulkTx(tx)
         await add_nodes_and_edges_bulk_tx(
             bulk_tx, episodic_nodes, mention_edges, entity_nodes, entity_edges, NO_VECTOR, driver=driver
         )
@@ -340,7 +338,7 @@ async def write_group(
             await tx.run(SET_EDGE_TIMES, rows=updates)
         await tx.run(MERGE_META, **meta)
 
-    session = driver.session()
+    session: Any = driver.session()  # graphiti's session methods are untyped
     try:
         await session.execute_write(unit)
     finally:

@@ -10,8 +10,8 @@ from connectors.graph.config import GraphConfig
 from connectors.graph.reader import GraphReader
 from connectors.graph.sink import BatchResult, Budget
 from connectors.graph.writer import GraphWriter
-from transforms.episode import Episode
-from transforms.facts import FactSet
+from ground.episode import Episode
+from ground.fact_model import FactSet
 
 
 class _LoopThread:

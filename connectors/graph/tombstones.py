@@ -5,21 +5,22 @@ Slots they took part in are recomputed, so a predecessor they had superseded hol
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from connectors.graph.backend import as_datetime
+from connectors.graph.backend import GraphBackend, as_datetime
 from connectors.graph.known_at import format_revision
 from connectors.graph.structured_writes import SET_EDGE_TIMES, read_slot_edges, slot_edge
 from connectors.graph.timeline import SlotEdge, recompute_slot
 from ground.identity import validate_group_id
 
-if TYPE_CHECKING:
-    from connectors.graph.writer import GraphWriter
-
 
 async def invalidate_episodes(
-    w: "GraphWriter", episode_ids: Sequence[str], at: dt.datetime, group_id: str | None = None
+    backend: GraphBackend,
+    clock: Callable[[], dt.datetime],
+    episode_ids: Sequence[str],
+    at: dt.datetime,
+    group_id: str | None = None,
 ) -> int:
     """Episodes deleted upstream: facts that only they support end at `at` (expired now); nothing is deleted.
 
@@ -29,14 +30,14 @@ async def invalidate_episodes(
     from ground.records import as_utc
 
     at = as_utc(at)
-    now = w.clock()
+    now = clock()
     ids = sorted(set(episode_ids))
     if not ids:
         return 0
-    groups = [validate_group_id(group_id)] if group_id else await w.backend.group_ids()
+    groups = [validate_group_id(group_id)] if group_id else await backend.group_ids()
     total = 0
     for g in groups:
-        rows = await w.backend.query(
+        rows = await backend.query(
             g,
             "MATCH ()-[e:RELATES_TO]->(o:Entity) WHERE e.group_id = $g AND any(x IN e.episodes WHERE x IN $ids) "
             "RETURN e.uuid AS uuid, e.episodes AS episodes, e.slot AS slot, e.invalid_at AS invalid_at",
@@ -65,7 +66,7 @@ async def invalidate_episodes(
         if slots:
             doomed_ids = {u["uuid"] for u in updates}
             by_slot: dict[str, list[SlotEdge]] = defaultdict(list)
-            for r in await read_slot_edges(w.backend, g, slots):
+            for r in await read_slot_edges(backend, g, slots):
                 by_slot[r["slot"]].append(slot_edge(r, tombstoned_at=at if r["uuid"] in doomed_ids else None))
             for edges in by_slot.values():
                 current = {e.uuid: e for e in edges}
@@ -79,9 +80,11 @@ async def invalidate_episodes(
                                 "revision": format_revision(now, new.invalid_at, new.expired_at),
                             }
                         )
-        driver = await w.backend.driver(g)
+        driver = await backend.driver(g)
 
-        async def unit(tx: Any, updates: list = updates, slot_updates: list = slot_updates) -> None:
+        async def unit(
+            tx: Any, updates: list[dict[str, Any]] = updates, slot_updates: list[dict[str, Any]] = slot_updates
+        ) -> None:
             await tx.run(
                 "UNWIND $rows AS row MATCH ()-[e:RELATES_TO {uuid: row.uuid}]->() "
                 "SET e.invalid_at = row.invalid_at, e.expired_at = row.expired_at, "
@@ -93,7 +96,7 @@ async def invalidate_episodes(
             if slot_updates:
                 await tx.run(SET_EDGE_TIMES, rows=slot_updates)
 
-        session = driver.session()
+        session: Any = driver.session()  # graphiti's session methods are untyped
         try:
             await session.execute_write(unit)
         finally:

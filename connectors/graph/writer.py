@@ -5,6 +5,8 @@
   id is deterministic);
 - llm_extraction.py: sources in "llm"/"both" mode through Graphiti's add_episode, within the call's budget;
 - tombstones.py: episodes deleted upstream end the facts only they support.
+The helpers take a WriteContext (write_context.py) built here, never the writer: they import nothing from this module.
+The facts extractor is the caller's (connectors.registry.fact_extractor in production): the sink knows no source.
 
 Per batch: check the recorded embedder of every touched group (before writing anything), extract FactSets, write. Both
 clocks survive reruns and backfills: created_at is the first recording, every change of an edge's end or expiry
@@ -15,15 +17,15 @@ reading (search) goes through reader.py.
 
 import asyncio
 import datetime as dt
-import functools
 import logging
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from connectors.graph.backend import GraphBackend, utcnow
-from connectors.graph.config import ConfigError, GraphConfig
+from connectors.graph.config import GraphConfig
 from connectors.graph.embedders import UsesEmbedder
 from connectors.graph.group_locks import group_locks
 from connectors.graph.llm_extraction import write_llm
@@ -32,13 +34,19 @@ from connectors.graph.sink import BatchResult
 from connectors.graph.structured_writes import write_group
 from connectors.graph.to_graphiti import wants_name_vector, wants_vector
 from connectors.graph.tombstones import invalidate_episodes
-from connectors.registry import episode_facts
+from connectors.graph.write_context import WriteContext
+from ground.episode import Episode
+from ground.errors import ConfigError
+from ground.fact_model import FactSet, merge_factsets
 from ground.identity import validate_group_id
-from transforms.episode import Episode
-from transforms.facts import FactSet, merge_factsets
+
+if TYPE_CHECKING:
+    from connectors.graph.llm.runtime import LLMRuntime
 
 log = logging.getLogger(__name__)
 
+# episode, domain orgs -> its FactSet. The caller passes it in (connectors.registry.fact_extractor over every
+# registered source, or a test's own): the graph sink knows no source.
 Extractor = Callable[[Episode, Mapping[str, str]], FactSet]
 
 
@@ -51,28 +59,26 @@ async def check_embedder_of(backend: GraphBackend, group_id: str, embedder_name:
 
 
 class GraphWriter(UsesEmbedder):
-    """Async writer; use `async with GraphWriter(config) as w:` or open()/close()."""
+    """Async writer; use `async with GraphWriter(config, extractor=...) as w:` or open()/close()."""
 
     def __init__(
         self,
         config: GraphConfig,
         *,
-        extractor: Extractor | None = None,
+        extractor: Extractor,
         embedder: Any = None,
         clock: Callable[[], dt.datetime] = utcnow,
     ):
         self.config = config.check()
         self.backend = GraphBackend(config)
-        self.extractor = extractor or functools.partial(
-            episode_facts, intent_threshold=self.config.intent_fact_threshold
-        )
+        self.extractor = extractor
         self._embedder = embedder
         self.clock = clock
         self._graphiti: dict[str, Any] = {}
-        self._llm: Any = None
+        self._llm: LLMRuntime | None = None
         lock_url = self.config.write_lock_url.get_secret_value() if self.config.write_lock_url else None
         self.locks = group_locks(self.config.home, lock_url)  # one writer per group at a time
-        self.session_id = __import__("uuid").uuid4().hex  # groups this writer's LLM spend rows (one per run)
+        self.session_id = uuid.uuid4().hex  # groups this writer's LLM spend rows (one per run)
         # facts prefetch extracted for a coming batch, taken once by its write (episode id -> episode, facts, seconds)
         self._ahead: dict[str, tuple[Episode, FactSet, float]] = {}
 
@@ -94,13 +100,25 @@ class GraphWriter(UsesEmbedder):
         return self.config.uses_llm()
 
     @property
-    def llm(self) -> Any:
+    def llm(self) -> "LLMRuntime":
         """The LLM parts (client, limiter, meter, store), built on first use; only when a source uses llm/both."""
         if self._llm is None:
             from connectors.graph.llm.runtime import LLMRuntime
 
-            self._llm = LLMRuntime(self)
+            self._llm = LLMRuntime(self.context())
         return self._llm
+
+    def context(self, *, with_llm: bool = False) -> WriteContext:
+        """What the write helpers use of this writer (write_context.py); the LLM parts only when asked for."""
+        return WriteContext(
+            config=self.config,
+            backend=self.backend,
+            clock=self.clock,
+            embedder=self.embedder,
+            embedder_name=self.embedder_name,
+            session_id=self.session_id,
+            llm=self.llm if with_llm else None,
+        )
 
     async def __aenter__(self) -> "GraphWriter":
         return await self.open()
@@ -174,9 +192,9 @@ class GraphWriter(UsesEmbedder):
                 await self.check_embedder(group_id)
             for group_id, group_episodes in groups.items():
                 facts, mentions = extracted[group_id]
-                await write_group(self, group_id, group_episodes, facts, mentions, result)
-            if llm_items:
-                await write_llm(self, llm_items, result, max_cost_usd, extract_seconds)
+                await write_group(self.context(), group_id, group_episodes, facts, mentions, result)
+            if llm_items:  # the LLM parts are built on first use, after the structured writes
+                await write_llm(self.context(with_llm=True), llm_items, result, max_cost_usd, extract_seconds)
             result.held_until = time.time()
 
         shared = time.perf_counter() - started - sum(extract_seconds.values()) - result.lock_wait_seconds
@@ -258,4 +276,4 @@ class GraphWriter(UsesEmbedder):
         Holds the group's write lock (every group's when none is named: tombstones then look in each)."""
         groups = [group_id] if group_id else await self.backend.group_ids()
         async with self.locks.hold(groups):
-            return await invalidate_episodes(self, episode_ids, at, group_id)
+            return await invalidate_episodes(self.backend, self.clock, episode_ids, at, group_id)

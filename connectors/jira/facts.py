@@ -13,8 +13,8 @@ from typing import Any
 
 from connectors.jira.fields import JiraFields
 from connectors.jira.spec import MENTIONS
+from ground.episode import Episode
 from ground.records import Actor, as_utc
-from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactBuilder,

@@ -18,8 +18,8 @@ from typing import Any
 from connectors.salesforce.history import field_changes
 from connectors.salesforce.spec import MENTIONS
 from connectors.salesforce.values import money, parse_number
+from ground.episode import Episode
 from ground.records import Actor, as_utc
-from transforms.episode import Episode
 from transforms.facts import (
     EntitySpec,
     FactBuilder,

@@ -220,6 +220,7 @@ def review_approve(
     """Approve the given chunk uuids / episode ids (all pending ones, optionally of one source, when none given)."""
     out = out or sys.stdout
     from connectors.graph.sync_facade import SyncGraphWriter
+    from connectors.registry import fact_extractor
 
     store = LLMStore(store_url)
     try:
@@ -231,7 +232,7 @@ def review_approve(
             from pydantic import SecretStr
 
             graph_config = graph_config.model_copy(update={"write_lock_url": SecretStr(store_url)})
-        with SyncGraphWriter(graph_config) as writer:
+        with SyncGraphWriter(graph_config, extractor=fact_extractor(graph_config.intent_fact_threshold)) as writer:
             done = approve_items(writer, store, items)
     finally:
         store.close()

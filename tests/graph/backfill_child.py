@@ -25,11 +25,15 @@ def backfill(spec: dict, source: str, kill_after: int | None = None):
     """The backfill's graph step for one source: backlog with deferred vector indexes, then the build. Its stats."""
     from connectors.graph.ledger import Ledger
     from connectors.graph.sync_facade import SyncGraphWriter
+    from connectors.registry import fact_extractor
     from flow.ingest import IngestLimits, IngestStats, backfill_backlog
 
     config = spec_config(spec).model_copy(update={"defer_vector_indexes": True})
     stats = IngestStats()
-    with Ledger(os.environ["GRAPHFEED_LEDGER_URL"]) as book, SyncGraphWriter(config) as writer:
+    with (
+        Ledger(os.environ["GRAPHFEED_LEDGER_URL"]) as book,
+        SyncGraphWriter(config, extractor=fact_extractor()) as writer,
+    ):
         sink = BulkKillAfter(writer, kill_after) if kill_after else writer
         # max_episodes below the backlog: a backfill lifts the per-run bound, so the whole backlog is written
         backfill_backlog(book, sink, source, IngestLimits(batch_size=BATCH, max_episodes=BATCH), stats)

@@ -13,8 +13,8 @@ import threading
 from pathlib import Path
 
 from connectors.graph.config import GraphConfig
+from ground.episode import Episode, episode_id
 from tests.graph.scenario import DANA, LEE, MARCH, PRIYA, TOM, email_episode
-from transforms.episode import Episode, episode_id
 
 PEOPLE = (DANA, TOM, PRIYA, LEE)
 BATCH = 5
@@ -95,9 +95,13 @@ def write_source(spec: dict, source: str, kill_after: int | None = None, hold_fr
     """Write the source's backlog through its own writer and ledger, as one graph step does."""
     from connectors.graph.ledger import Ledger
     from connectors.graph.sync_facade import SyncGraphWriter
+    from connectors.registry import fact_extractor
     from flow.ingest import IngestLimits, IngestStats, write_backlog
 
-    with Ledger(os.environ["GRAPHFEED_LEDGER_URL"]) as book, SyncGraphWriter(spec_config(spec)) as writer:
+    with (
+        Ledger(os.environ["GRAPHFEED_LEDGER_URL"]) as book,
+        SyncGraphWriter(spec_config(spec), extractor=fact_extractor()) as writer,
+    ):
         sink = KillAfter(writer, kill_after) if kill_after else HoldFrom(writer, hold_from) if hold_from else writer
         write_backlog(book, sink, source, IngestLimits(batch_size=BATCH, max_episodes=10_000), IngestStats())
 

@@ -2,8 +2,8 @@
 
 import datetime as dt
 
+from ground.episode import Episode, EpisodeMetadata, episode_id
 from ground.records import Actor, Attachment, Participant
-from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.facts import FactSet, make_fact, organisation_entity, person_entity, slot_key
 
 UTC = dt.UTC

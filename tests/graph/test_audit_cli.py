@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.audit_scenario import QUESTION, STEPS, Clock, ingest
 
 pytestmark = pytest.mark.slow
@@ -25,7 +26,9 @@ def audit_home(graph_home, group_id):
 
     async def write():
         clock = Clock(STEPS[0][3])
-        async with GraphWriter(graph_config("falkordb-embedded", graph_home), clock=clock) as writer:
+        async with GraphWriter(
+            graph_config("falkordb-embedded", graph_home), clock=clock, extractor=fact_extractor()
+        ) as writer:
             await ingest(writer, clock, group_id, [0, 1, 2, 3])
 
     asyncio.run(write())

@@ -21,6 +21,7 @@ from connectors.graph.ledger import Ledger, ledger_url_for_home
 from connectors.graph.reader import GraphReader
 from connectors.graph.search_indexes import vector_indexes
 from connectors.graph.sync_facade import SyncGraphWriter
+from connectors.registry import fact_extractor
 from flow.settings import REPO_ROOT
 from tests.graph.backfill_child import backfill
 from tests.graph.group_writers import BATCH, mails, spec_config
@@ -80,7 +81,7 @@ def test_given_a_backfill_killed_mid_way_when_rerun_then_counts_equal_a_clean_ru
     found, hits = read(spec_config(spec), group_id, "topic 1")
     assert found == {"fact_embedding": 384, "name_embedding": 384}
     assert hits.degraded == [] and any("topic 1" in hit.fact for hit in hits)
-    with SyncGraphWriter(spec_config(spec)) as writer:
+    with SyncGraphWriter(spec_config(spec), extractor=fact_extractor()) as writer:
         clean = group_id + "_clean"
         writer.write_batch(mails(clean, "email", n))
         assert graph_counts(writer, group_id) == graph_counts(writer, clean)

@@ -12,6 +12,7 @@ from graphiti_core.utils.datetime_utils import convert_datetimes_to_strings
 
 from connectors.graph.bulk_statements import _Rendered, rendered, vector_text
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.scenario import JUNE, MARCH, TOM, email_episode
 
 
@@ -68,7 +69,9 @@ def test_written_vectors_are_stored_exactly(graph_home, group_id):
     from tests.graph.conftest import graph_config
 
     async def run() -> None:
-        async with GraphWriter(graph_config("falkordb-embedded", graph_home), clock=lambda: JUNE) as writer:
+        async with GraphWriter(
+            graph_config("falkordb-embedded", graph_home), clock=lambda: JUNE, extractor=fact_extractor()
+        ) as writer:
             # given a mail written through the bulk path
             await writer.write_batch(
                 [email_episode(group_id, "<v1@acme.example>", MARCH, title="Q2 budget", to=(TOM,))]

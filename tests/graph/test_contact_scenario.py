@@ -9,6 +9,7 @@ import pytest
 
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.scenario import JUNE, MARCH, contact_change
 
 pytestmark = pytest.mark.slow
@@ -47,7 +48,7 @@ async def run_scenario(config, group_id: str, order: list[int], ingest_times: li
     def clock():
         return current["t"]
 
-    async with GraphWriter(config, clock=clock) as writer:
+    async with GraphWriter(config, clock=clock, extractor=fact_extractor()) as writer:
         reader = GraphReader.sharing(writer)
         results = []
         for i in order:

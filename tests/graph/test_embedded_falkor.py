@@ -18,6 +18,7 @@ from connectors.graph import falkor_keeper
 from connectors.graph.config import GraphConfig
 from connectors.graph.embedded_falkor import EmbeddedFalkor, FalkorStartError
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.scenario import MARCH, email_episode
 
 pytestmark = pytest.mark.slow
@@ -77,7 +78,7 @@ def test_given_a_written_graph_when_the_server_is_stopped_and_started_again_then
     episode = email_episode("acme", "<persist@acme>", MARCH)
 
     async def write():
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             await writer.write_batch([episode])
             return writer.backend.embedded.pid
 
@@ -130,7 +131,7 @@ def test_given_a_running_nightly_write_when_a_read_command_runs_then_it_attaches
     env = {**os.environ, "GRAPHFEED_HOME": str(graph_home)}
 
     async def run_then_read():
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             await writer.write_batch([email_episode("graphfeed", "<first@acme>", MARCH)])
             server = writer.backend.embedded.pid
             done = await asyncio.to_thread(

@@ -9,6 +9,7 @@ import pytest
 from connectors.graph.episode_read import EpisodeFilters
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from ground.records import Actor
 from tests.graph.scenario import DANA, TOM, email_episode
 
@@ -39,7 +40,7 @@ def written(backend_config, group_id):
     config = backend_config(domain_orgs={"acme.example": "Acme Corp"})
 
     async def write():
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             await writer.write_batch(episodes(group_id))
 
     asyncio.run(write())

@@ -5,9 +5,9 @@ import itertools
 
 from connectors.graph.timeline import SlotEdge, recompute_slot
 from connectors.registry import episode_facts
+from ground.episode import Episode, EpisodeMetadata, episode_id
 from ground.records import Actor
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, email_episode
-from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.facts import entity_uuid, merge_factsets, person_entity
 
 UTC = dt.UTC

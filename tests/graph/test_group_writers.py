@@ -23,6 +23,7 @@ from connectors.graph.embedded_falkor import EmbeddedFalkor
 from connectors.graph.group_locks import FileGroupLocks, PostgresGroupLocks
 from connectors.graph.ledger import Ledger, ledger_url_for_home
 from connectors.graph.sync_facade import SyncGraphWriter
+from connectors.registry import fact_extractor
 from flow.settings import REPO_ROOT
 from tests.graph.group_writers import BATCH, mails, spec_config, write_source
 
@@ -65,7 +66,7 @@ def write_together(setup: Setup, jobs: list[tuple[str, int]]) -> list[list[tuple
     windows: list[list[tuple[float, float, float]]] = [[] for _ in jobs]
 
     def job(i: int, group_id: str, offset: int) -> None:
-        with SyncGraphWriter(config) as writer:
+        with SyncGraphWriter(config, extractor=fact_extractor()) as writer:
             writer.write_batch(mails(group_id, "email", 1, offset=900 + offset))  # stamp + warm up before the race
             start.wait()
             for b in range(4):
@@ -190,7 +191,7 @@ def test_given_a_two_group_run_killed_mid_way_when_rerun_then_every_episode_is_w
         for source in groups:
             counts = book.counts(source)
             assert (counts["ingested"], counts["pending"], counts["failed"]) == (n, 0, 0)
-    with SyncGraphWriter(setup.config()) as writer:
+    with SyncGraphWriter(setup.config(), extractor=fact_extractor()) as writer:
         for source, g in groups.items():
             clean = g + "_clean"
             writer.write_batch(mails(clean, source, n))

@@ -9,6 +9,7 @@ import pytest
 from connectors.graph.history import AmbiguousSubject
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.audit_scenario import QUESTION, STEPS, Clock, at, edge_times, ingest
 
 NIGHTS = [s[3] for s in STEPS]
@@ -20,7 +21,7 @@ def contacts(hits) -> list[tuple]:
 
 async def written(config, group_id: str) -> None:
     clock = Clock(NIGHTS[0])
-    async with GraphWriter(config, clock=clock) as writer:
+    async with GraphWriter(config, clock=clock, extractor=fact_extractor()) as writer:
         await ingest(writer, clock, group_id, [0, 1, 2, 3])
 
 
@@ -114,7 +115,7 @@ def test_backfill_of_older_partitions_keeps_both_clocks(backend_config, group_id
     clock = Clock(NIGHTS[0])
 
     async def go():
-        async with GraphWriter(config, clock=clock) as writer:
+        async with GraphWriter(config, clock=clock, extractor=fact_extractor()) as writer:
             await ingest(writer, clock, group_id, [0, 1, 2])
             before = await edge_times(writer.backend, group_id)
             # when the older partitions are backfilled again on a later night (a rerun), then the late April record
@@ -147,7 +148,7 @@ def test_backfill_does_not_revive_a_record_deleted_upstream(backend_config, grou
     lee_episode = step(group_id, 3)[0].id
 
     async def go():
-        async with GraphWriter(config, clock=clock) as writer:
+        async with GraphWriter(config, clock=clock, extractor=fact_extractor()) as writer:
             await ingest(writer, clock, group_id, [0, 1, 2, 3])
             clock.now = at("2026-06-26", 2)
             await writer.invalidate_episodes([lee_episode], at("2026-06-25"), group_id)

@@ -14,6 +14,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.scenario import contact_change
 from tests.graph.test_episode_read import episodes
 from tests.servers._process import free_port, port_accepts
@@ -44,7 +45,7 @@ def served_graph(request, graph_home, group_id):
         config = graph_config("falkordb-embedded", graph_home)
 
     async def write():
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             await writer.write_batch(episodes(group_id))
             for episode, facts in contact_change(group_id):  # Acme's contact: Dana from March, Priya from June
                 await writer.write_batch([episode], {group_id: facts})

@@ -9,6 +9,7 @@ import pytest
 
 from connectors.graph.search import search_facts
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.scenario import JUNE, MARCH, PRIYA, TOM, email_episode
 
 pytestmark = pytest.mark.slow
@@ -29,7 +30,7 @@ def test_a_message_known_by_its_id_has_no_name_vector_until_it_arrives(backend_c
     config = backend_config()
 
     async def run() -> None:
-        async with GraphWriter(config, clock=lambda: JUNE) as writer:
+        async with GraphWriter(config, clock=lambda: JUNE, extractor=fact_extractor()) as writer:
             # given a reply to a mail the export does not hold, and the texts the pipelined write embeds
             reply = email_episode(group_id, "<r1@acme.example>", MARCH, title="Renewal terms", to=(TOM,), parent=PARENT)
             writer.embedder._cache.clear()

@@ -15,6 +15,7 @@ from connectors.confluence import ConfluenceExportReader
 from connectors.graph.backend import as_datetime
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from ground.contract import split
 from transforms.build import EpisodeSettings, make_episode
 
@@ -76,7 +77,7 @@ async def property_edges(writer, group_id):
 
 
 async def run(config, group_id, steps, order):
-    async with GraphWriter(config) as writer:
+    async with GraphWriter(config, extractor=fact_extractor()) as writer:
         reader = GraphReader.sharing(writer)
         for i in order:
             await writer.write_batch([steps[i]])

@@ -12,6 +12,7 @@ from connectors.graph.config import EmbedderMismatch
 from connectors.graph.pins import SCHEMA_VERSION, SchemaMismatch, graphiti_version
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.audit_scenario import QUESTION, Clock, at, ingest
 
 
@@ -20,7 +21,7 @@ def stamped(config, group_id: str, *, write: bool = True, **overrides) -> dict:
 
     async def go():
         clock = Clock(at("2026-01-06", 2))
-        async with GraphWriter(config, clock=clock) as writer:
+        async with GraphWriter(config, clock=clock, extractor=fact_extractor()) as writer:
             if write:
                 await ingest(writer, clock, group_id, [0])
             for prop, value in overrides.items():

@@ -13,6 +13,7 @@ import pytest
 
 from connectors.graph.config import GraphConfig
 from connectors.graph.sync_facade import SyncGraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.scenario import MARCH, email_episode
 
 FORBIDDEN = ("graphiti_core", "openai", "dagster", "spacy", "redis", "falkordb")
@@ -40,7 +41,7 @@ PROBE = textwrap.dedent(
 @pytest.fixture
 def written_home(graph_home):
     config = GraphConfig(home=graph_home)
-    with SyncGraphWriter(config) as writer:
+    with SyncGraphWriter(config, extractor=fact_extractor()) as writer:
         writer.write_batch([email_episode("graphfeed", "<imports@acme>", MARCH)])
     return graph_home
 

@@ -19,6 +19,7 @@ from connectors.graph.falkor_read import params_header, stringify_param_value
 from connectors.graph.reader import GraphReader
 from connectors.graph.resp import FalkorReadClient, ResponseError, probe
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.scenario import contact_change
 from tests.graph.test_episode_read import episodes
 from tests.servers._process import free_port, port_accepts
@@ -287,7 +288,7 @@ def test_given_a_written_graph_when_every_read_runs_through_both_clients_then_th
     config = GraphConfig(home=graph_home, domain_orgs={"acme.example": "Acme Corp"})
 
     async def go():
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             await writer.write_batch(episodes(group_id))
             for episode, facts in contact_change(group_id):
                 await writer.write_batch([episode], {group_id: facts})

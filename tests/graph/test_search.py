@@ -12,6 +12,7 @@ from bench.synthetic_graph import write_synthetic
 from connectors.graph.reader import GraphReader
 from connectors.graph.search_indexes import fulltext_indexes, vector_indexes
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.scenario import JUNE, MARCH, PRIYA, TOM, contact_change, email_episode
 
 pytestmark = pytest.mark.slow
@@ -55,7 +56,7 @@ async def write_small_company(writer: GraphWriter, group_id: str) -> None:
 @synchronously
 async def test_writing_a_group_leaves_vector_and_fulltext_indexes(backend_config, group_id):
     # given a fresh store, when a group is written
-    async with GraphWriter(backend_config()) as writer:
+    async with GraphWriter(backend_config(), extractor=fact_extractor()) as writer:
         await write_small_company(writer, group_id)
         driver = await writer.backend.driver(group_id)
         # then both embeddings have a vector index of the recorded dimension, and graphiti's full-text indexes exist
@@ -76,7 +77,9 @@ async def test_writing_a_group_leaves_vector_and_fulltext_indexes(backend_config
 async def test_indexed_search_answers_what_the_full_scan_answers(backend_config, group_id):
     from connectors.graph.search import search_facts
 
-    async with GraphWriter(backend_config(), clock=lambda: JUNE + dt.timedelta(days=30)) as writer:
+    async with GraphWriter(
+        backend_config(), clock=lambda: JUNE + dt.timedelta(days=30), extractor=fact_extractor()
+    ) as writer:
         await write_small_company(writer, group_id)
         for question in QUESTIONS:
             for moment in MOMENTS:
@@ -103,7 +106,7 @@ async def test_indexed_search_answers_what_the_full_scan_answers(backend_config,
 async def test_search_goes_through_the_vector_index(graph_home, group_id):
     from tests.graph.conftest import graph_config
 
-    async with GraphWriter(graph_config("falkordb-embedded", graph_home)) as writer:
+    async with GraphWriter(graph_config("falkordb-embedded", graph_home), extractor=fact_extractor()) as writer:
         reader = GraphReader.sharing(writer)
         await write_small_company(writer, group_id)
         assert (await reader.search_facts(QUESTIONS[0], group_id=group_id)).degraded == []
@@ -121,7 +124,7 @@ async def test_a_step_over_the_server_side_timeout_degrades_the_search(backend_c
     from connectors.graph.search import search_facts
 
     # given a graph of ten thousand facts (the exact scan of 3,000 sometimes finished inside 1 ms) and a 1 ms timeout
-    async with GraphWriter(backend_config()) as writer:
+    async with GraphWriter(backend_config(), extractor=fact_extractor()) as writer:
         # Neo4j's step has a client deadline too; its shared test server keeps every group, so no more than needed
         graph = await write_synthetic(writer, group_id, 3000 if writer.config.backend == "neo4j" else 10_000)
         question = graph.questions(1)[0]

@@ -14,7 +14,7 @@ from mcp.client.stdio import StdioServerParameters
 from assets.resources import IntentModelResource, SourceApisResource
 from connectors.graph.reader import GraphReader
 from connectors.graph.writer import GraphWriter
-from connectors.registry import source_traits
+from connectors.registry import fact_extractor, source_traits
 from ground.records import RecordFailure
 from tests.graph.conftest import graph_config
 from tests.graph.test_mcp_server import payload
@@ -85,7 +85,7 @@ def sample_graph(request, sample_episodes, graph_home):
     episodes = [e.model_copy(update={"group_id": group}) for e in sample_episodes]
 
     async def write():
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             for start in range(0, len(episodes), 50):
                 await writer.write_batch(episodes[start : start + 50])
 
@@ -125,7 +125,7 @@ def test_search_and_the_mcp_client_answer_who_escalated_confirmed_and_decided_an
     config, env, group = sample_graph
 
     async def search():
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             reader = GraphReader.sharing(writer)
             return {
                 key: [h.model_dump(mode="json") for h in await reader.search_facts(q, group_id=group, limit=5)]
@@ -154,7 +154,7 @@ def check_slot_questions(config, group: str) -> None:
     """Each slot question's first hit is the slot's own fact: relation, subject and value."""
 
     async def answers():
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             reader = GraphReader.sharing(writer)
             return [await reader.search_facts(q, group_id=group, limit=3) for q, *_ in SLOT_QUESTIONS]
 
@@ -166,7 +166,7 @@ def check_filters(config, group: str) -> None:
     """--intent/--source: only facts that a matching episode supports, filtered inside the query."""
 
     async def search(**filters):
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             reader = GraphReader.sharing(writer)
             return await reader.search_facts("Acme data migration", group_id=group, limit=10, **filters)
 

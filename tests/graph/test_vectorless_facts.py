@@ -11,6 +11,7 @@ import pytest
 from connectors.graph.search import search_facts
 from connectors.graph.to_graphiti import VECTORLESS_RELATIONS
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
 from tests.graph.scenario import JUNE, MARCH, PRIYA, TOM, email_episode
 
 pytestmark = pytest.mark.slow
@@ -59,7 +60,7 @@ def test_envelope_facts_have_no_vector_and_search_still_finds_them(backend_confi
     config = backend_config()
 
     async def run() -> None:
-        async with GraphWriter(config, clock=lambda: JUNE) as writer:
+        async with GraphWriter(config, clock=lambda: JUNE, extractor=fact_extractor()) as writer:
             # given five mails written (sender, recipients, replies, a referenced issue)
             await write_mails(writer, group_id)
             # then the envelope facts carry no vector, every other fact does
@@ -92,7 +93,7 @@ def test_envelope_facts_have_no_vector_and_search_still_finds_them(backend_confi
 
 def test_a_graph_written_with_vectors_on_envelope_facts_reads_the_same(backend_config, group_id):
     async def run() -> None:
-        async with GraphWriter(backend_config(), clock=lambda: JUNE) as writer:
+        async with GraphWriter(backend_config(), clock=lambda: JUNE, extractor=fact_extractor()) as writer:
             await write_mails(writer, group_id)
             before = await answers(writer, group_id)
             # given an older graph: the envelope facts carry a vector of their own (the fact text's embedding)

@@ -8,9 +8,10 @@ import pytest
 from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig
 from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from connectors.graph.writer import GraphWriter
+from connectors.registry import fact_extractor
+from ground.episode import Episode
 from ground.records import Actor
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, PRIYA, TOM, contact_change, email_episode
-from transforms.episode import Episode
 from transforms.facts import entity_uuid
 
 pytestmark = pytest.mark.slow
@@ -44,7 +45,9 @@ def mail_batch(group_id: str) -> list[Episode]:
 
 def test_rerun_of_the_same_batch_writes_nothing_new(backend_config, group_id):
     async def go():
-        async with GraphWriter(backend_config(domain_orgs={"acme.example": "Acme Corp"})) as writer:
+        async with GraphWriter(
+            backend_config(domain_orgs={"acme.example": "Acme Corp"}), extractor=fact_extractor()
+        ) as writer:
             first = await writer.write_batch(mail_batch(group_id))
             before = await counts(writer, group_id)
             again = await writer.write_batch(mail_batch(group_id))
@@ -69,7 +72,9 @@ def test_email_episodes_person_dedup_by_email_and_graphiti_can_read_them(backend
     episodes = mail_batch(group_id)
 
     async def go():
-        async with GraphWriter(backend_config(domain_orgs={"acme.example": "Acme Corp"})) as writer:
+        async with GraphWriter(
+            backend_config(domain_orgs={"acme.example": "Acme Corp"}), extractor=fact_extractor()
+        ) as writer:
             await writer.write_batch(episodes)
             driver = await writer.backend.driver(group_id)
             people = await writer.backend.query(
@@ -129,10 +134,10 @@ def test_embedder_mismatch_stops_before_writing(graph_home):
     )
 
     async def go():
-        async with GraphWriter(config) as writer:
+        async with GraphWriter(config, extractor=fact_extractor()) as writer:
             await writer.write_batch([email_episode(group, "<a@acme.example>", MARCH)])
             before = await counts(writer, group)
-        async with GraphWriter(other) as writer:
+        async with GraphWriter(other, extractor=fact_extractor()) as writer:
             with pytest.raises(EmbedderMismatch, match="minilm-local"):
                 await writer.write_batch([email_episode(group, "<b@acme.example>", JUNE)])
             after = await counts(writer, group)
@@ -148,10 +153,10 @@ def test_bad_group_id_and_llm_mode_are_clear_config_errors(graph_home):
 
         validate_group_id("acme-prod")
     with pytest.raises(ConfigError, match="needs an LLM endpoint"):
-        GraphWriter(GraphConfig(home=graph_home, extraction={"email": "llm"}))
+        GraphWriter(GraphConfig(home=graph_home, extraction={"email": "llm"}), extractor=fact_extractor())
 
     async def go():
-        async with GraphWriter(GraphConfig(home=graph_home)) as writer:
+        async with GraphWriter(GraphConfig(home=graph_home), extractor=fact_extractor()) as writer:
             with pytest.raises(ConfigError):
                 await writer.write_batch([email_episode("acme-prod", "<c@acme.example>", MARCH)])
 
@@ -162,7 +167,7 @@ def test_tombstone_invalidates_only_facts_of_that_episode_and_restores_the_prede
     group = "acme"
     steps = contact_change(group)
     at = dt.datetime(2026, 8, 1, tzinfo=UTC)
-    with SyncGraphWriter(GraphConfig(home=graph_home)) as writer:
+    with SyncGraphWriter(GraphConfig(home=graph_home), extractor=fact_extractor()) as writer:
         reader = SyncGraphReader(writer)
         for episode, facts in steps:
             writer.write_batch([episode], {group: facts})
@@ -176,7 +181,7 @@ def test_tombstone_invalidates_only_facts_of_that_episode_and_restores_the_prede
 
 
 def test_search_without_an_llm_never_calls_one(graph_home):
-    with SyncGraphWriter(GraphConfig(home=graph_home)) as writer:
+    with SyncGraphWriter(GraphConfig(home=graph_home), extractor=fact_extractor()) as writer:
         reader = SyncGraphReader(writer)
         writer.write_batch(mail_batch("acme"))
         hits = reader.search("Who replied about the budget?", group_id="acme", limit=5)
@@ -195,7 +200,7 @@ def test_pipelined_batches_write_the_same_graph_with_every_text_embedded_ahead(g
         return [e.model_copy(update={"group_id": other}) for e in episodes]
 
     async def go():
-        async with GraphWriter(GraphConfig(home=graph_home)) as writer:
+        async with GraphWriter(GraphConfig(home=graph_home), extractor=fact_extractor()) as writer:
             for batch in (first, second):
                 await writer.write_batch(batch)
             sequential = await counts(writer, group_id)
@@ -211,3 +216,48 @@ def test_pipelined_batches_write_the_same_graph_with_every_text_embedded_ahead(g
     assert pipelined == sequential and pipelined["edges"] > 0
     assert [r.episodes_written for r in results] == [2, 1]
     assert wanted and wanted <= cached
+
+
+def test_the_write_helpers_need_only_a_write_context_never_the_writer(graph_home, group_id):
+    """Issue 30: structured_writes and tombstones take a WriteContext (or its backend and clock), so they run with
+    parts assembled without any GraphWriter."""
+    from connectors.graph.backend import GraphBackend
+    from connectors.graph.embedders import make_embedder
+    from connectors.graph.sink import BatchResult
+    from connectors.graph.structured_writes import write_group
+    from connectors.graph.tombstones import invalidate_episodes
+    from connectors.graph.write_context import WriteContext
+    from ground.fact_model import merge_factsets
+
+    # given a mail and its reply, their facts, and a context built from plain parts
+    config = GraphConfig(home=graph_home)
+    episodes = mail_batch(group_id)
+    parts = [fact_extractor()(e, {}) for e in episodes]
+    facts = merge_factsets(parts)
+    mentions = {e.id: list(p.mentions) for e, p in zip(episodes, parts)}
+
+    async def go():
+        backend = GraphBackend(config)
+        await backend.open()
+        try:
+            context = WriteContext(
+                config=config,
+                backend=backend,
+                clock=lambda: JUNE,
+                embedder=make_embedder(config),
+                embedder_name=config.embedder_identity(),
+                session_id="no-writer",
+            )
+            # when the batch is written and the reply is deleted upstream
+            result = BatchResult()
+            await write_group(context, group_id, episodes, facts, mentions, result)
+            ended = await invalidate_episodes(backend, context.clock, [episodes[1].id], JUNE, group_id)
+            return result, ended
+        finally:
+            await backend.close()
+
+    result, ended = asyncio.run(go())
+    # then both episodes and every fact are written, and the facts only the reply supported end
+    assert result.episodes_written == 2
+    assert result.facts_written == len(facts.facts) > 0
+    assert ended > 0

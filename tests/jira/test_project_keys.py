@@ -105,6 +105,6 @@ def test_given_a_jira_run_then_a_later_mail_run_accepts_keys_of_its_projects(tmp
 
 
 def _episodes(staging, source):
-    from transforms.episode import Episode
+    from ground.episode import Episode
 
     return [Episode.model_validate(row) for row in staging.rows(source, "episodes", PARTITION)]

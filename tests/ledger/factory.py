@@ -2,8 +2,8 @@
 
 import datetime as dt
 
+from ground.episode import Episode, EpisodeMetadata, episode_id
 from ground.records import Actor
-from transforms.episode import Episode, EpisodeMetadata, episode_id
 
 DAY = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
 

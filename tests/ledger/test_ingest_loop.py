@@ -7,6 +7,7 @@ import pytest
 
 from connectors.graph.config import GraphConfig
 from connectors.graph.sync_facade import SyncGraphWriter
+from connectors.registry import fact_extractor
 from flow.ingest import IngestLimits, IngestStats, backfill_backlog, write_backlog
 from ground.errors import ConfigError
 from tests.ledger.factory import many
@@ -14,7 +15,7 @@ from tests.ledger.factory import many
 
 @pytest.fixture
 def graph(tmp_path):
-    with SyncGraphWriter(GraphConfig(home=tmp_path / "graph")) as writer:
+    with SyncGraphWriter(GraphConfig(home=tmp_path / "graph"), extractor=fact_extractor()) as writer:
         yield writer
 
 

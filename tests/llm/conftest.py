@@ -72,8 +72,8 @@ def llm_config(home: Path, server: ScriptedOpenAI, *, mode: str = "llm", source:
 
 
 def mail(group_id: str, key: str, content: str, when: dt.datetime = T0, title: str = "Status"):
+    from ground.episode import Episode, EpisodeMetadata, episode_id
     from ground.records import Actor
-    from transforms.episode import Episode, EpisodeMetadata, episode_id
 
     return Episode(
         id=episode_id("email", key, "1"),

@@ -5,7 +5,7 @@ import contextlib
 import io
 from pathlib import Path
 
-from transforms.episode import Episode
+from ground.episode import Episode
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample" / "exports"
 # Two short English mails of one thread and one Confluence page: small enough for two CI cores.

@@ -9,6 +9,7 @@ from connectors.graph.config import GraphConfig
 from connectors.graph.ledger import ledger_url_for_home
 from connectors.graph.llm.store import LLMStore
 from connectors.graph.sync_facade import SyncGraphWriter
+from connectors.registry import fact_extractor
 from flow.ingest import IngestLimits, IngestStats, write_backlog
 from pipelines.commands import review
 from tests.llm.conftest import T0, llm_config, mail
@@ -26,13 +27,13 @@ def episodes(group_id, n=3):
 
 def run(config, ledger, limits=None):
     stats = IngestStats()
-    with SyncGraphWriter(config) as writer:
+    with SyncGraphWriter(config, extractor=fact_extractor()) as writer:
         write_backlog(ledger, writer, "email", limits or IngestLimits(max_cost_usd=1000.0, backoff_seconds=0), stats)
     return stats
 
 
 def query(config, group_id, cypher, **params):
-    with SyncGraphWriter(config) as writer:
+    with SyncGraphWriter(config, extractor=fact_extractor()) as writer:
         return writer.run(writer.writer.backend.query(group_id, cypher, **params))
 
 

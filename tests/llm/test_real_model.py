@@ -15,6 +15,7 @@ from connectors.graph.ledger import ledger_url_for_home
 from connectors.graph.llm.guard import DATE_FLOOR, written_by_system_of_record
 from connectors.graph.llm.store import LLMStore
 from connectors.graph.sync_facade import SyncGraphWriter
+from connectors.registry import fact_extractor
 from flow.ingest import IngestLimits, IngestStats, write_backlog
 from pipelines.commands import main
 from tests.llm.conftest import real_llm_settings
@@ -40,7 +41,7 @@ def episodes(slice_group):
 
 def run_all(config, ledger, limits=None) -> IngestStats:
     total = IngestStats()
-    with SyncGraphWriter(config) as writer:
+    with SyncGraphWriter(config, extractor=fact_extractor()) as writer:
         for source in ("email", "confluence"):
             stats = IngestStats()
             write_backlog(ledger, writer, source, limits or IngestLimits(max_cost_usd=1000.0, backoff_seconds=0), stats)
@@ -54,7 +55,7 @@ def run_all(config, ledger, limits=None) -> IngestStats:
 
 
 def graph(config, group_id, cypher, **params):
-    with SyncGraphWriter(config) as writer:
+    with SyncGraphWriter(config, extractor=fact_extractor()) as writer:
         return writer.run(writer.writer.backend.query(group_id, cypher, **params))
 
 

@@ -2,9 +2,9 @@
 
 import datetime as dt
 
+from ground.episode import Episode, EpisodeMetadata, episode_id
 from ground.records import Actor, Origin
 from transforms.dedup import dedup
-from transforms.episode import Episode, EpisodeMetadata, episode_id
 
 T0 = dt.datetime(2026, 3, 2, 9, 15, tzinfo=dt.UTC)
 

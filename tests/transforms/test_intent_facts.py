@@ -11,9 +11,9 @@ from connectors.confluence.facts import confluence_facts
 from connectors.jira.facts import jira_facts
 from connectors.registry import episode_facts, intent_subjects, source_traits
 from connectors.salesforce.facts import salesforce_facts
+from ground.episode import Episode, EpisodeMetadata, episode_id
 from ground.records import Actor
 from transforms import intent_facts as intent
-from transforms.episode import Episode, EpisodeMetadata, episode_id
 from transforms.intent_facts import DATE_RELATION
 
 # as the registry's extractor calls it
@@ -203,14 +203,13 @@ def opportunity_episode(stage: str, won: bool, intent: str = "close_deal") -> Ep
 
 
 @pytest.mark.parametrize(("bar", "expected"), [(0.0, 1), (0.5, 1), (0.55, 0)])
-def test_given_an_intent_fact_threshold_in_the_graph_config_then_the_writer_writes_intent_facts_only_above_it(
+def test_given_an_intent_fact_threshold_in_the_graph_resource_then_its_writer_writes_intent_facts_only_above_it(
     tmp_path, bar, expected
 ):
-    from connectors.graph.config import GraphConfig
-    from connectors.graph.writer import GraphWriter
+    from assets.resources import GraphResource
 
-    writer = GraphWriter(GraphConfig(home=tmp_path, intent_fact_threshold=bar))  # not opened: no database needed
-    part = writer.extractor(jira_comment("escalate_risk", 0.5), {})
+    writer = GraphResource(intent_fact_threshold=bar).writer(tmp_path)  # not opened: no database needed
+    part = writer.writer.extractor(jira_comment("escalate_risk", 0.5), {})
     assert sum(1 for f in part.facts if f.attributes.get("kind") == "intent") == expected
     # the issue's own facts do not depend on the bar
     assert part.entities

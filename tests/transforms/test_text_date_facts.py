@@ -7,8 +7,8 @@ import datetime as dt
 import pytest
 
 from connectors.jira.facts import jira_facts
+from ground.episode import Episode, episode_id
 from tests.transforms.test_intent_facts import ORGS, UTC, intent_facts, make
-from transforms.episode import Episode, episode_id
 from transforms.intent_facts import DATE_RELATION
 
 

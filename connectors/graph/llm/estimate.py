@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from connectors.graph.llm.chunking import split_text
 from connectors.graph.llm.meter import estimate_tokens
 from connectors.graph.llm.settings import LLMSettings
-from transforms.episode import Episode
+from ground.episode import Episode
 
 CALLS_PER_CHUNK = 5.0
 PROMPT_OVERHEAD = 1350  # tokens of template per call

@@ -26,7 +26,7 @@ from connectors.graph.llm.meter import Usage, UsageMeter
 from connectors.graph.llm.settings import LLMSettings
 from connectors.graph.llm.store import LLMStore, ReviewItem
 from connectors.graph.to_graphiti import episode_properties, episode_type, source_description
-from transforms.episode import Episode
+from ground.episode import Episode
 from transforms.grounding import episode_aliases, fold
 
 _HOLD: contextvars.ContextVar[bool] = contextvars.ContextVar("graphfeed_llm_hold", default=False)

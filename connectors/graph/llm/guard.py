@@ -43,7 +43,7 @@ class GuardReport(BaseModel):
 
 
 def written_by_system_of_record(edge: EntityEdge) -> bool:
-    """Structured facts are keyed uuid5 (transforms/fact_model.fact_uuid: same fact, same id); graphiti keys the
+    """Structured facts are keyed uuid5 (ground/fact_model.fact_uuid: same fact, same id); graphiti keys the
     facts a model extracts with uuid4. So the id says who wrote a fact, without a read."""
     try:
         return uuid_mod.UUID(edge.uuid).version == 5

@@ -23,8 +23,8 @@ from connectors.graph.llm.client import LLMCallFailed, MeteredLLMClient
 from connectors.graph.llm.guard import Dropped, guard_extraction
 from connectors.graph.llm.meter import UsageMeter
 from connectors.graph.llm.settings import LLMSettings
+from ground.episode import Episode, EpisodeMetadata
 from ground.records import Actor, Participant
-from transforms.episode import Episode, EpisodeMetadata
 from transforms.grounding import episode_aliases, fold
 
 

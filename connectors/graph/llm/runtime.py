@@ -1,6 +1,6 @@
 """The LLM parts one GraphWriter needs, wired once: meter -> rate limiter -> metered client -> Graphiti per group."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from connectors.graph.llm.client import MeteredEmbedder, MeteredLLMClient
 from connectors.graph.llm.extraction import HoldingGraphiti, LLMExtractor
@@ -8,6 +8,9 @@ from connectors.graph.llm.meter import UsageMeter
 from connectors.graph.llm.rate_limit import RateLimiter
 from connectors.graph.llm.settings import LLMSettings
 from connectors.graph.llm.store import LLMStore
+
+if TYPE_CHECKING:
+    from connectors.graph.write_context import WriteContext
 
 
 def store_url(settings: LLMSettings, home: Any) -> str:
@@ -17,16 +20,16 @@ def store_url(settings: LLMSettings, home: Any) -> str:
 
 
 class LLMRuntime:
-    def __init__(self, writer: Any):
-        config = writer.config
+    def __init__(self, context: "WriteContext"):
+        config = context.config
         self.settings: LLMSettings = config.llm
-        self.writer = writer
+        self.context = context
         self.meter = UsageMeter(self.settings.price_table())
         self.limiter = RateLimiter(self.settings.requests_per_minute, self.settings.tokens_per_minute)
         self.client = MeteredLLMClient(self.settings, meter=self.meter, limiter=self.limiter)
         self.store = LLMStore(store_url(self.settings, config.home))
         self.extractor = LLMExtractor(
-            self.settings, self.meter, self.store, self.graphiti_for, writer.backend, writer.clock
+            self.settings, self.meter, self.store, self.graphiti_for, context.backend, context.clock
         )
         self._graphiti: dict[str, Any] = {}
 
@@ -34,13 +37,13 @@ class LLMRuntime:
         if group_id not in self._graphiti:
             from connectors.graph.embedders import EmbeddingReranker
 
-            driver = await self.writer.backend.driver(group_id)
-            embedder = MeteredEmbedder(self.writer.embedder, self.meter, self.writer.config.embedder_model)
+            driver = await self.context.backend.driver(group_id)
+            embedder = MeteredEmbedder(self.context.embedder, self.meter, self.context.config.embedder_model)
             self._graphiti[group_id] = HoldingGraphiti(
                 graph_driver=driver,
                 llm_client=self.client,
                 embedder=embedder,
-                cross_encoder=EmbeddingReranker(self.writer.embedder),
+                cross_encoder=EmbeddingReranker(self.context.embedder),
                 max_coroutines=self.settings.concurrency,
             )
         return self._graphiti[group_id]

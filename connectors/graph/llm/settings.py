@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, SecretStr
 from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice, PriceTable
 
 if TYPE_CHECKING:  # an annotation only: the read commands load GraphConfig (and so this) without the episode model
-    from transforms.episode import Episode
+    from ground.episode import Episode
 
 
 class LLMSettings(BaseModel):

@@ -1,6 +1,7 @@
 """The fact model: entities, facts and FactSets with deterministic uuids, and the union of FactSets.
 
-transforms/facts.py is the public entry; the entity constructors are in transforms/fact_entities.py."""
+The model of what an episode says, in ground/ with the Episode: the graph sink reads it, the extractors in
+transforms/ build it (transforms/facts.py: the builder helpers; transforms/fact_entities.py: the entity constructors)."""
 
 import datetime as dt
 import re
@@ -9,8 +10,8 @@ from collections.abc import Callable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ground.episode import Episode
 from ground.records import as_utc
-from transforms.episode import Episode
 
 # Fixed namespaces: changing them would re-key every entity/fact ever written.
 ENTITY_NAMESPACE = uuid.UUID("0b6f7f53-5f0e-5a53-8f4c-2f1d4b6c7a10")
