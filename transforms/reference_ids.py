@@ -9,7 +9,31 @@ from collections.abc import Sequence
 from urllib.parse import parse_qsl, urlsplit
 
 from ground.identity import salesforce_id18, salesforce_ref_id
-from transforms.reference_model import ReferenceKind, _Base, _Prepared
+from transforms.reference_model import ReferenceKind, _Base, _fold, _Prepared
+
+# --------------------------------------------------------------------------------------------------- organisations
+
+# A legal form at the end of a name, written with or without its dots and the comma before it: "Acme Corp." and
+# "Acme Corp", "CAIXABANK, S.A." and "Caixabank SA", "IBM Italia S.p.A." and "IBM Italia SpA" are one organisation.
+_LEGAL_TAIL = re.compile(
+    r",?[ ]((?:[a-z]{1,2}\.[ ]?){1,3}[a-z]{0,2}|inc|corp|ltd|co|llc|plc|gmbh|ag|kg|spa|srl|sa|sl|sas|bv|nv|ev|pty|oy)"
+    r"\.?$"
+)
+
+
+def org_key(name: str) -> str:
+    """An organisation name as its id compares it: casefolded, the legal form without dots or comma, no final dot."""
+    folded = _fold(name)
+    tail = _LEGAL_TAIL.search(folded)
+    if tail and tail.start() > 0:
+        folded = f"{folded[: tail.start()]} {tail.group(1).replace('.', '').replace(' ', '')}"
+    return folded.rstrip(". ")
+
+
+def org_ref_id(name: str) -> str:
+    """The one place an organisation's id is made (NER, legal forms, the export's accounts and mail domains)."""
+    return f"org:{org_key(name)}"
+
 
 # --------------------------------------------------------------------------------------------------- URLs
 

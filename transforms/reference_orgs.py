@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from transforms import ner, reference_names
 from transforms.name_check import SENTENCE_WORDS
+from transforms.reference_ids import org_ref_id
 from transforms.reference_model import Reference, ReferenceConfig, ReferenceKind, _fold, _mapped, _Prepared
 
 # Unambiguous legal forms (no bare "SA", "SE", "AB", "Co": those are also words and abbreviations).
@@ -152,7 +153,6 @@ def entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config:
     if mapped and mapped.startswith(("person:", "org:")):  # a known party decides what it is
         label = "PERSON" if mapped.startswith("person:") else "ORG"
     kind: ReferenceKind = "person" if label == "PERSON" else "organization"
-    prefix = "person" if kind == "person" else "org"
     stop = reference_names.stop_list(config)
     if mapped:
         confidence = 1.0
@@ -166,7 +166,7 @@ def entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config:
         return None
     return Reference(
         kind=kind,
-        id=mapped or f"{prefix}:{_fold(entity.text)}",
+        id=mapped or (org_ref_id(entity.text) if kind == "organization" else f"person:{_fold(entity.text)}"),
         text=entity.text,
         start=entity.start,
         end=entity.end,
