@@ -52,7 +52,11 @@ _FOOTER = re.compile(r"^[ \t]*(?:-{2,}|_{2,}|={3,}|\*{3,})|" + _SENT_FROM, re.I)
 _SENT_FROM_LINE = re.compile(_SENT_FROM, re.I)
 # One word beside an address it is the local part of: "Eryq (eryq@example.org)", "Jan <jan.k@example.org>".
 _SELF_ADDRESSED = re.compile(rf"(?<![\w.-])({_WORD})[ \t]*[(<][ \t]*([A-Za-z0-9._%+-]+)@[A-Za-z0-9.-]+[ \t]*[)>]")
-_ADDRESSED = re.compile(rf"({_WORD}(?:[ ](?:[A-Z]\.|{_WORD})){{1,3}})[ \t]*(?:<[^<>@\s]+@[^<>\s]+>|\(?[ \t]*wrote:)")
+_ADDRESSED = re.compile(
+    rf"({_WORD}(?:[ ](?:[A-Z]\.|{_WORD})){{1,3}})[ \t]*(?:<[^<>@\s]+@[^<>\s]+>|\(?[ \t]*wrote:|"
+    r"(?<=[ \t])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+[ \t]*$)",  # a signature: "Jan Smit jan@x.org"
+    re.M,
+)
 
 
 def _name_ok(name: str, dictionary: bool = True) -> bool:

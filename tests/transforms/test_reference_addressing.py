@@ -89,3 +89,8 @@ def test_given_a_signature_above_a_footer_a_greeting_or_a_name_beside_its_own_ad
 
 def test_given_a_word_beside_an_address_it_is_not_the_local_part_of_then_no_person():
     assert list(party_names("Write to Support (helpdesk@example.org) for access.", {})) == []
+
+
+def test_given_a_signature_line_of_a_name_and_a_bare_address_then_the_person():
+    text = "Re: fonts\n\nI'll fix it.\n\nMarta Kowalczyk m.kowalczyk@example.co.uk\nExample Press Ltd"
+    assert "person:marta kowalczyk" in [ref for _, _, ref in party_names(text, {})]

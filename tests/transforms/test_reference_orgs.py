@@ -136,3 +136,15 @@ def test_given_legal_form_and_final_dot_variants_then_one_organisation_id(varian
 def test_an_organisation_found_by_its_legal_form_gets_the_normalised_id():
     refs = extract_references("We signed with Foobar Widgets Corp. yesterday.")
     assert "org:foobar widgets corp" in [r.id for r in refs]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Was this tested on a Zorbix Maxx? It crashes for us.",
+        "Users with Quantel Pixel phones report crashes when the camera opens.",
+        "It fails on a Zorbix Maxx running Android 4.1.1 for us.",
+    ],
+)
+def test_given_a_name_the_text_writes_as_a_device_then_neither_person_nor_organisation(text):
+    assert [r.id for r in extract_references(text) if r.kind in ("person", "organization")] == []
