@@ -121,7 +121,7 @@ def _cut_at_nouns(name: list[re.Match[str]], text: str) -> list[re.Match[str]]:
 # A name the text writes as a device: "tested on a Razr Maxx", "users with Foo Pixel phones".
 _DEVICE_BEFORE = (
     r"(?<![A-Za-z])(?:tested|testing|running|runs|reproduced|installed|crashes|crashed|works|worked|fails|failed)"
-    r"[ \t]+on[ \t]+(?:(?:a|an|the|my|our|his|her)[ \t]+)?"
+    r"(?:[ \t]+(?:[a-z]+ly|fine|well|only))?[ \t]+on[ \t]+(?:(?:a|an|the|my|our|his|her)[ \t]+)?"
 )
 _DEVICE_AFTER = (
     r"[ \t]+(?:phones?|smartphones?|devices?|tablets?|handsets?|emulators?|simulators?)(?![A-Za-z])|"

@@ -144,6 +144,7 @@ def test_an_organisation_found_by_its_legal_form_gets_the_normalised_id():
         "Was this tested on a Zorbix Maxx? It crashes for us.",
         "Users with Quantel Pixel phones report crashes when the camera opens.",
         "It fails on a Zorbix Maxx running Android 4.1.1 for us.",
+        "The sample works on some devices, but fails consistently on the Zorbix Maxx, never on the others.",
     ],
 )
 def test_given_a_name_the_text_writes_as_a_device_then_neither_person_nor_organisation(text):
