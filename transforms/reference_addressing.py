@@ -22,7 +22,8 @@ _NAME = rf"{_WORD}(?:[ ]{_WORD})?"
 # Titles are no part of the name (docs/references.md): "Hallo Herr Specht," greets Specht.
 _TITLE = r"(?:(?:Mr|Mrs|Ms|Dr|Prof|Herr|Frau|Sir|Madam|Monsieur|Madame|Signor|Signora|Señor|Señora)\.?[ \t]+)?"
 _GREETING = re.compile(
-    r"^[ \t]*(?:Hi|Hello|Hey|Dear|Hallo|Hola|Ciao|Bonjour|Thanks|Thank you|Morning|Good morning)[ \t,]+"
+    r"^[ \t]*(?:Hi|Hello|Hey|Dear|Hallo|Hola|Ciao|Bonjour|Thanks|Thank you|Morning|Good morning|Good afternoon|"
+    r"Good evening|Buongiorno|Buonasera|Salve|Bonsoir|Salut|Servus|Moin|Guten Tag|Hej|Olá|Ola)[ \t,]+"
     rf"{_TITLE}({_NAME})"
     r"[ \t]*(?:[,.!:;]|\n|$)",
     re.M,
@@ -42,7 +43,20 @@ _SALUTATIONS = frozenset(
     "gruss gruß grüße grüsse saludos cordialement atenciosamente pozdrawiam pozdrav buongiorno buonasera "
     "guten morgen tag abend greetings welcome congrats congratulations sorry".split()
 )
-_ADDRESSED = re.compile(rf"({_WORD}(?:[ ](?:[A-Z]\.|{_WORD})){{1,3}})[ \t]*(?:<[^<>@\s]+@[^<>\s]+>|\(?[ \t]*wrote:)")
+_SENT_FROM = (
+    r"^[ \t]*(?:sent (?:from|via|with)|verzonden (?:vanaf|met)|envoy[ée] (?:de|depuis)|gesendet (?:von|mit)|"
+    r"inviato da|enviado (?:desde|de)|get outlook)\b"
+)
+# What follows a signature: a separator or a mail client's "Sent from my ..." line (any of the corpus's languages).
+_FOOTER = re.compile(r"^[ \t]*(?:-{2,}|_{2,}|={3,}|\*{3,})|" + _SENT_FROM, re.I)
+_SENT_FROM_LINE = re.compile(_SENT_FROM, re.I)
+# One word beside an address it is the local part of: "Eryq (eryq@example.org)", "Jan <jan.k@example.org>".
+_SELF_ADDRESSED = re.compile(rf"(?<![\w.-])({_WORD})[ \t]*[(<][ \t]*([A-Za-z0-9._%+-]+)@[A-Za-z0-9.-]+[ \t]*[)>]")
+_ADDRESSED = re.compile(
+    rf"({_WORD}(?:[ ](?:[A-Z]\.|{_WORD})){{1,3}})[ \t]*(?:<[^<>@\s]+@[^<>\s]+>|\(?[ \t]*wrote:|"
+    r"(?<=[ \t])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+[ \t]*$)",  # a signature: "Jan Smit jan@x.org"
+    re.M,
+)
 
 
 def _name_ok(name: str, dictionary: bool = True) -> bool:
@@ -80,6 +94,10 @@ def addressed_names(text: str) -> Iterator[tuple[int, int, str]]:
         name = person_name(m.group(1))
         if name and _name_ok(name, dictionary=False):  # beside its address or "wrote:", "Sam Ruby" is a name
             found.append((m.start(1), m.end(1), m.group(1)))
+    for m in _SELF_ADDRESSED.finditer(text):
+        name, local = m.group(1), m.group(2).casefold()
+        if len(name) >= 3 and re.split(r"[._+-]", local)[0] == name.casefold() and _name_ok(name, dictionary=False):
+            found.append((m.start(1), m.end(1), name))
     lines = [(pos, line) for pos, line in _lines(text) if line.strip()]
     for i, (pos, line) in enumerate(lines):
         m = _LONE.match(line)
@@ -87,9 +105,13 @@ def addressed_names(text: str) -> Iterator[tuple[int, int, str]]:
             continue
         before = lines[i - 1][1] if i else ""
         first = i == 1  # line 0 is the title
-        last = i == len(lines) - 1
+        after = lines[i + 1][1] if i + 1 < len(lines) else ""
+        last = i == len(lines) - 1 or bool(_FOOTER.match(after))  # a footer or "Sent from my phone" may follow
         closing = bool(_CLOSING.match(before))
-        signed = last and (line.lstrip().startswith("-") or before.rstrip()[-1:] in ".!?")  # "- Russ" ends a text
+        # "- Russ" ends a text; so does a name after a sentence's end, or right above "Sent from my phone"
+        signed = last and (
+            line.lstrip().startswith("-") or before.rstrip()[-1:] in ".!?" or bool(_SENT_FROM_LINE.match(after))
+        )
         addressed = first and m.group(2) in (",", "...", " -")  # "Jan,", "Lajos...", "Eryq -" open one
         if closing or signed or addressed:
             found.append((pos + m.start(1), pos + m.end(1), m.group(1)))

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import NamedTuple
 
-from transforms.reference_ids import normalise_url
+from transforms.reference_ids import normalise_url, org_key
 
 Z95 = 1.959964
 
@@ -64,7 +64,9 @@ def _money_key(currency: str, amount: str) -> str:
 def gold_key(kind: str, value: str) -> str:
     """The comparable key of a labelled value."""
     value = value.strip()
-    if kind in ("person", "organization"):
+    if kind == "organization":  # "Acme Corp." and "Acme Corp" are one id (reference_ids.org_key)
+        return org_key(name_key(value))
+    if kind == "person":
         return name_key(value)
     if kind == "url":
         return normalise_url(value) or value
@@ -115,7 +117,9 @@ def found_key(ref_id: str, attachment_names: Mapping[str, str] | None = None) ->
         return Found(kind, rest.rsplit(":", 1)[-1][:15])
     if kind == "url":
         return Found(kind, normalise_url(rest) or rest)
-    if kind in ("person", "organization"):
+    if kind == "organization":
+        return Found(kind, org_key(name_key(rest)))
+    if kind == "person":
         return Found(kind, name_key(rest))
     return Found(kind, gold_key(kind, rest))
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from ground.records import Actor, SourceRecord
 from ground.source_traits import SourceTraits, traits_of
 from transforms.name_check import generic_name, load_stop_names
+from transforms.reference_ids import org_ref_id
 from transforms.reference_model import ReferenceConfig, _fold
 
 DOMAINS_FILE = Path(__file__).resolve().parents[1] / "data" / "references" / "stop_names_mail_domains.txt"
@@ -112,7 +113,7 @@ class KnownParties:
                 self._add(HANDLE_PREFIX + local, ref)  # only a mention ([~jvennemann], @jvennemann) reads it
         org = domain_organisation(email)
         if org:
-            self._add(org, f"org:{_fold(org)}")
+            self._add(org, org_ref_id(org))
 
     def learn(self, records: Iterable[SourceRecord], traits: Mapping[str, SourceTraits]) -> None:
         """The parties the records' headers name, and the titles of party records where the source says its party
@@ -126,7 +127,7 @@ class KnownParties:
             if traits_of(traits, record.source).party_titles:
                 kind = record.kind.casefold()
                 if kind in _ORG_KINDS and (org := organisation_name(record.title)):
-                    self._add(org, f"org:{_fold(org)}")
+                    self._add(org, org_ref_id(org))
                 elif kind in _PERSON_KINDS and (person := person_name(record.title)):
                     self._add(person, f"person:{_fold(person)}")
 

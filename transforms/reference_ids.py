@@ -9,7 +9,31 @@ from collections.abc import Sequence
 from urllib.parse import parse_qsl, urlsplit
 
 from ground.identity import salesforce_id18, salesforce_ref_id
-from transforms.reference_model import ReferenceKind, _Base, _Prepared
+from transforms.reference_model import ReferenceKind, _Base, _fold, _Prepared
+
+# --------------------------------------------------------------------------------------------------- organisations
+
+# A legal form at the end of a name, written with or without its dots and the comma before it: "Acme Corp." and
+# "Acme Corp", "CAIXABANK, S.A." and "Caixabank SA", "IBM Italia S.p.A." and "IBM Italia SpA" are one organisation.
+_LEGAL_TAIL = re.compile(
+    r",?[ ]((?:[a-z]{1,2}\.[ ]?){1,3}[a-z]{0,2}|inc|corp|ltd|co|llc|plc|gmbh|ag|kg|spa|srl|sa|sl|sas|bv|nv|ev|pty|oy)"
+    r"\.?$"
+)
+
+
+def org_key(name: str) -> str:
+    """An organisation name as its id compares it: casefolded, the legal form without dots or comma, no final dot."""
+    folded = _fold(name)
+    tail = _LEGAL_TAIL.search(folded)
+    if tail and tail.start() > 0:
+        folded = f"{folded[: tail.start()]} {tail.group(1).replace('.', '').replace(' ', '')}"
+    return folded.rstrip(". ")
+
+
+def org_ref_id(name: str) -> str:
+    """The one place an organisation's id is made (NER, legal forms, the export's accounts and mail domains)."""
+    return f"org:{org_key(name)}"
+
 
 # --------------------------------------------------------------------------------------------------- URLs
 
@@ -28,6 +52,26 @@ _JIRA_KEY_IN_PATH = re.compile(
     r"/rest/api/(?:\d+|latest)/issue/([A-Za-z][A-Za-z0-9_]{1,9}-[1-9]\d{0,6})(?:/|$)"
 )
 _JIRA_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,9}-[1-9]\d{0,6}")
+# A key of a project the export does not know counts where the text itself says it is an issue: a "[KEY-12] Title"
+# tag opening a line or following "...: " (commit and pull-request subjects), or a cue word right before it ("see",
+# "described in", "ticket (", "fixed in"). Standards and encodings share the shape ("see ISO-9001", "as UTF-8").
+_ISSUE_CUE = re.compile(
+    r"(?i)(?<![A-Za-z])(?:issues?|tickets?|bugs?|jira|see|duplicates?(?:[ \t]+of)?|described[ \t]+in|"
+    r"fixed[ \t]+(?:in|by)|blocked[ \t]+by|relates[ \t]+to|caused[ \t]+by|covered[ \t]+by)[ \t]*[(#]?[ \t]*$"
+)
+_TITLE_TAG_BEFORE = re.compile(r"(?:^|\n)[ \t]*\[$|:[ \t]+\[$")
+_NOT_PROJECTS = frozenset({"ISO", "IEC", "UTF", "RFC", "CVE", "COVID", "SHA", "MD", "EN", "DIN", "IEEE", "ECMA", "PEP"})
+
+
+def marked_issue_key(text: str, start: int, end: int) -> bool:
+    """Whether the text marks the key at [start, end) as an issue (see _ISSUE_CUE), whatever its project."""
+    if text[start:end].rsplit("-", 1)[0] in _NOT_PROJECTS:
+        return False
+    if _TITLE_TAG_BEFORE.search(text, max(0, start - 40), start) and re.match(r"\][ \t]+[A-Za-z]", text[end : end + 3]):
+        return True
+    return bool(_ISSUE_CUE.search(text, max(0, start - 30), start))
+
+
 _CONFLUENCE_PAGE_PATH = re.compile(r"/spaces/[^/]+/pages/(?:edit-v2/|edit/)?(\d+)(?:/|$)")
 _CONFLUENCE_VIEWPAGE = re.compile(r"/pages/(?:viewpage|editpage|viewpageattachments)\.action$")
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from transforms import ner, reference_names
 from transforms.name_check import SENTENCE_WORDS
+from transforms.reference_ids import org_ref_id
 from transforms.reference_model import Reference, ReferenceConfig, ReferenceKind, _fold, _mapped, _Prepared
 
 # Unambiguous legal forms (no bare "SA", "SE", "AB", "Co": those are also words and abbreviations).
@@ -117,10 +118,24 @@ def _cut_at_nouns(name: list[re.Match[str]], text: str) -> list[re.Match[str]]:
     return name
 
 
+# A name the text writes as a device: "tested on a Razr Maxx", "users with Foo Pixel phones".
+_DEVICE_BEFORE = (
+    r"(?<![A-Za-z])(?:tested|testing|running|runs|reproduced|installed|crashes|crashed|works|worked|fails|failed)"
+    r"(?:[ \t]+(?:[a-z]+ly|fine|well|only))?[ \t]+on[ \t]+(?:(?:a|an|the|my|our|his|her)[ \t]+)?"
+)
+_DEVICE_AFTER = (
+    r"[ \t]+(?:phones?|smartphones?|devices?|tablets?|handsets?|emulators?|simulators?)(?![A-Za-z])|"
+    r"[ \t]+running[ \t]+[A-Z][A-Za-z]*[ \t]+\d"  # "X running Android 4.1"
+)
+
+
 def model_word(name: str, text: str) -> bool:
     """A word of `name` stands for a device or product model here: it ends in a single capital ("Xperia U") or a
     product-line word ("S-series"), or the text writes one of its words (after the first) right before a model
-    number ("Galaxy S2", "Pixel 2")."""
+    number ("Galaxy S2", "Pixel 2"), or the text writes the name as a device ("tested on a X", "X phones")."""
+    named = re.escape(name)
+    if re.search(rf"{_DEVICE_BEFORE}{named}(?![\w-])|(?<![\w-]){named}(?:{_DEVICE_AFTER})", text, re.I):
+        return True
     words = name.split()
     if len(words) >= 2 and (re.fullmatch(r"[A-Z]", words[-1]) or _PRODUCT_WORD.search(words[-1])):
         return True
@@ -152,7 +167,6 @@ def entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config:
     if mapped and mapped.startswith(("person:", "org:")):  # a known party decides what it is
         label = "PERSON" if mapped.startswith("person:") else "ORG"
     kind: ReferenceKind = "person" if label == "PERSON" else "organization"
-    prefix = "person" if kind == "person" else "org"
     stop = reference_names.stop_list(config)
     if mapped:
         confidence = 1.0
@@ -166,7 +180,7 @@ def entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config:
         return None
     return Reference(
         kind=kind,
-        id=mapped or f"{prefix}:{_fold(entity.text)}",
+        id=mapped or (org_ref_id(entity.text) if kind == "organization" else f"person:{_fold(entity.text)}"),
         text=entity.text,
         start=entity.start,
         end=entity.end,

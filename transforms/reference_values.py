@@ -20,16 +20,26 @@ _MAG = (
     r"k|K|mn|m|M|MM|bn|B|million|millions|billion|billions|thousand|Mio\.?|Mrd\.?|Tsd\.?|Millionen|Milliarden|"
     r"万|亿|千|百万"
 )
-_CODES = "USD|EUR|GBP|CHF|CNY|RMB|JPY|CAD|AUD|HKD|SGD|INR|SEK|NOK|DKK|PLN|CZK|NZD"
+_CODES = (
+    "USD|EUR|GBP|CHF|CNY|RMB|JPY|CAD|AUD|HKD|SGD|INR|SEK|NOK|DKK|PLN|CZK|NZD|RUB|BRL|MXN|ZAR|KRW|TRY|HUF|"
+    "DEM|FRF|ITL|ESP|ATS|NLG|BEF"  # pre-euro currencies: old mail and archives state prices in them
+)
+# "DM" is also a word ("send me a DM"): money only after an amount ("3000 DM"). ("FF" is left out: hex dumps.)
+_LEGACY = "DM"
 _PREFIX_SYMBOLS = r"US\$|C\$|A\$|HK\$|S\$|NZ\$|\$|€|£|¥|人民币|美元|欧元"
 _SUFFIX_WORDS = r"€|£|¥|元|美元|欧元|英镑|日元|港元|港币|人民币|块钱|块|dollars?|euros?|Euro"
+# A currency word before an amount ("euro 12.500,50") counts only with a separator or cents: "Euro 2024" is an event.
+_PREFIX_WORDS = r"[Ee]uros?|[Dd]ollars?"
 _MONEY_PREFIX = re.compile(
-    rf"(?:(?<![A-Za-z0-9])(?P<code>{_CODES})\s?|(?<![A-Za-z0-9$])(?P<sym>{_PREFIX_SYMBOLS})\s?)"
+    rf"(?:(?<![A-Za-z0-9])(?P<code>{_CODES})\s?|(?<![A-Za-z0-9$])(?P<sym>{_PREFIX_SYMBOLS})\s?|"
+    rf"(?<![A-Za-z])(?P<pword>{_PREFIX_WORDS})[ \t])"
     rf"(?P<num>{_NUM})(?:\s?(?P<mag>{_MAG})(?![A-Za-z]))?(?P<tail>元)?(?![0-9])"
 )
 _MONEY_SUFFIX = re.compile(
     rf"(?<![A-Za-z0-9.,$€£¥])(?P<num>{_NUM})(?:\s?(?P<mag>{_MAG}))?\s?"
-    rf"(?:(?P<code>{_CODES})(?![A-Za-z])|(?P<word>{_SUFFIX_WORDS})(?![A-Za-z]))"
+    # a code may stand in parentheses after the amount, as statements print it: "5 (EUR )"
+    rf"(?:(?P<paren>\([ \t]?))?(?:(?P<code>{_CODES}|{_LEGACY})(?![A-Za-z])|(?P<word>{_SUFFIX_WORDS})(?![A-Za-z]))"
+    r"(?(paren)[ \t]?\))"
 )
 _CURRENCY = {
     "$": "USD",
@@ -57,6 +67,7 @@ _CURRENCY = {
     "euro": "EUR",
     "euros": "EUR",
     "Euro": "EUR",
+    "DM": "DEM",
 }
 _MAGNITUDE = {
     "k": 10**3,
@@ -89,6 +100,7 @@ _MAGNITUDE = {
 _MONEY_HINTS = (
     *"$€£¥元块",
     *_CODES.split("|"),
+    *_LEGACY.split("|"),
     *(w for w in _SUFFIX_WORDS.replace("?", "").split("|") if not w.isascii()),
     "ollar",
     "uro",
@@ -109,7 +121,10 @@ def parse_amount(number: str) -> Decimal | None:
     elif "," in s or "." in s:
         sep = "," if "," in s else "."
         parts = s.split(sep)
-        s = "".join(parts) if len(parts) > 2 or len(parts[-1]) == 3 else ".".join(parts)
+        if len(parts) > 2 and len(parts[-1]) < 3:  # "103,349,35": thousands groups, then the cents
+            s = "".join(parts[:-1]) + "." + parts[-1]
+        else:
+            s = "".join(parts) if len(parts) > 2 or len(parts[-1]) == 3 else ".".join(parts)
     try:
         return Decimal(s)
     except InvalidOperation:
@@ -147,11 +162,13 @@ def _money(match: re.Match, language: str) -> str | None:
         return None  # "$ 1" is a shell prompt, not a dollar
     if groups.get("sym") == "$" and _positional_variable(match):
         return None
-    symbol = groups.get("code") or groups.get("sym") or groups.get("word") or ""
+    if groups.get("pword") and not groups.get("mag") and not re.search(r"[.,'\u202f]", groups["num"]):
+        return None  # "Euro 2024", "dollar 5": an event, a phrase; "euro 12.500,50" is an amount
+    symbol = groups.get("code") or groups.get("sym") or groups.get("word") or groups.get("pword") or ""
     if symbol == "¥":
         currency = "CNY" if language == "zh" else "JPY"
     else:
-        currency = _CURRENCY.get(symbol, symbol)
+        currency = _CURRENCY.get(symbol) or _CURRENCY.get(symbol.lower(), symbol)
     amount = parse_amount(groups["num"])
     if amount is None or not currency:
         return None

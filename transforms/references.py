@@ -10,6 +10,7 @@ Rules that are not obvious (measured in notes/nlp.md §3.5):
   - `jira_project_keys` set: a bare key counts only if its project is listed;
   - `jira_project_keys` empty: a bare key counts only if its project also appears in a Jira issue URL in the same
     text (`.../browse/SALES-1` makes `SALES-7` acceptable); otherwise bare keys are dropped.
+  - either way, a key the text marks as an issue counts ("[KEY-1] Title", "see KEY-1": reference_ids.marked_issue_key).
   Keys inside Jira URLs always count (when `jira_base_urls` is set, only URLs under those bases are Jira URLs).
 * Salesforce 18-char ids must pass their checksum; 15-char ids must look like ids (known prefix shape, a digit,
   a letter) and are converted to 18 chars, so both spellings give one id.
@@ -58,6 +59,7 @@ from transforms.reference_ids import (
     attachment_name_id,
     file_markup,
     fragment_name,
+    marked_issue_key,
     message_ref_id,
     name_pattern,
     normalise_url,
@@ -191,7 +193,7 @@ def _rule_candidates(
 
     for m in re.finditer(r"(?<![A-Za-z0-9_-])[A-Z][A-Z0-9_]{1,9}-[1-9]\d{0,6}(?![A-Za-z0-9_-])", text):
         project = m.group().rsplit("-", 1)[0]
-        allowed = project in prepared.project_keys or project in url_projects
+        allowed = project in prepared.project_keys or project in url_projects or marked_issue_key(text, *m.span())
         keys.append(_Candidate(m.start(), m.end(), "jira_issue", f"jira:issue:{m.group()}" if allowed else None))
 
     for m in re.finditer(r"(?<![A-Za-z0-9])[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?(?![A-Za-z0-9])", text):

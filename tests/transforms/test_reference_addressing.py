@@ -69,3 +69,28 @@ def test_a_title_case_heading_of_dictionary_words_is_no_organisation():
     refs = extract_references("Project Charter\n\n| Owner | @Dana Whitfield |")
     # when references are extracted with NER; then the heading is no organisation
     assert [r.id for r in refs if r.kind == "organization"] == []
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("Re: the build\n\nIt works now, thanks for your time!\n\n Maren\n\n-->> Free scripts for your site!", "maren"),
+        (
+            "Re: the plugin\n\nIt should act as if it was downloaded\nTobias\n\nSent from my phone.\n-- original --",
+            "tobias",
+        ),
+        ("Ordine\n\nBuongiorno Ornella\nmi confermi che va bene?", "ornella"),
+        ("Thanks,\n | _/___/ Quirin (quirin@lab.example.org)\n | Example Labs", "quirin"),
+    ],
+)
+def test_given_a_signature_above_a_footer_a_greeting_or_a_name_beside_its_own_address_then_a_person(text, name):
+    assert f"person:{name}" in [ref for _, _, ref in party_names(text, {})]
+
+
+def test_given_a_word_beside_an_address_it_is_not_the_local_part_of_then_no_person():
+    assert list(party_names("Write to Support (helpdesk@example.org) for access.", {})) == []
+
+
+def test_given_a_signature_line_of_a_name_and_a_bare_address_then_the_person():
+    text = "Re: fonts\n\nI'll fix it.\n\nMarta Kowalczyk m.kowalczyk@example.co.uk\nExample Press Ltd"
+    assert "person:marta kowalczyk" in [ref for _, _, ref in party_names(text, {})]

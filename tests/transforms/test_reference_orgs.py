@@ -4,6 +4,7 @@ Synthetic sentences shaped like the labelled mail signatures and Jira device lis
 
 import pytest
 
+from transforms.reference_ids import org_ref_id
 from transforms.references import ReferenceConfig, extract_references
 
 DEFAULT = ReferenceConfig()
@@ -116,3 +117,35 @@ def test_given_a_sentence_ending_after_the_legal_form_then_the_period_is_no_part
     found = names("We signed with Nordlicht Energie GmbH. Then Oxbridge Research Corp. replied.")
     assert found.get("Nordlicht Energie GmbH") == "organization"
     assert found.get("Oxbridge Research Corp.") == "organization"
+
+
+@pytest.mark.parametrize(
+    "variants",
+    [
+        ("Acme Corp.", "Acme Corp", "ACME CORP"),
+        ("Caixa Nova, S.A.", "Caixa Nova SA", "CAIXA NOVA, S.A"),
+        ("Beispiel Italia S.p.A.", "Beispiel Italia SpA"),
+        ("Muster Akademie e.V.", "Muster Akademie e. V."),
+        ("Goddard Space Flight Cntr.", "Goddard Space Flight Cntr"),
+    ],
+)
+def test_given_legal_form_and_final_dot_variants_then_one_organisation_id(variants):
+    assert len({org_ref_id(name) for name in variants}) == 1
+
+
+def test_an_organisation_found_by_its_legal_form_gets_the_normalised_id():
+    refs = extract_references("We signed with Foobar Widgets Corp. yesterday.")
+    assert "org:foobar widgets corp" in [r.id for r in refs]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Was this tested on a Zorbix Maxx? It crashes for us.",
+        "Users with Quantel Pixel phones report crashes when the camera opens.",
+        "It fails on a Zorbix Maxx running Android 4.1.1 for us.",
+        "The sample works on some devices, but fails consistently on the Zorbix Maxx, never on the others.",
+    ],
+)
+def test_given_a_name_the_text_writes_as_a_device_then_neither_person_nor_organisation(text):
+    assert [r.id for r in extract_references(text) if r.kind in ("person", "organization")] == []
