@@ -29,6 +29,7 @@ from connectors.email.mime_parts import (
     header_addresses,
     header_text,
     raw_header,
+    raw_headers,
 )
 from ground.records import Actor, Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 
@@ -166,10 +167,22 @@ def build_record(
     fallback_date: dt.datetime | None = None,
 ) -> SourceRecord | RecordFailure:
     """Turn decoded parts into a record. ``headers`` only needs the header fields (the .msg path passes those)."""
-    own_key = normalise_message_id(raw_header(headers, "Message-ID"))
+    present = raw_headers(headers)  # most of the ~35 headers asked for below are absent: answered from the index
+
+    def raw(name: str) -> str | None:
+        values = present.get(name.lower())
+        return values[0] if values else None
+
+    def text(name: str) -> str | None:
+        return header_text(headers, name) if name.lower() in present else None
+
+    def addresses(name: str) -> list[tuple[str, str]]:
+        return header_addresses(headers, name) if name.lower() in present else []
+
+    own_key = normalise_message_id(raw("Message-ID"))
     synthetic = own_key is None
     if synthetic:
-        own_key = synthetic_key(((n, header_text(headers, n) or "") for n in SYNTHETIC_KEY_HEADERS), body)
+        own_key = synthetic_key(((n, text(n) or "") for n in SYNTHETIC_KEY_HEADERS), body)
 
     moment, date_source = message_date(headers, from_line)
     if moment is None and fallback_date is not None:
@@ -179,7 +192,7 @@ def build_record(
             return failure(
                 origin,
                 ErrorClass.bad_value,
-                f"Date header {raw_header(headers, 'Date')!r} is not a date, and there is no mbox "
+                f"Date header {raw('Date')!r} is not a date, and there is no mbox "
                 "envelope or Received timestamp to fall back on",
                 own_key,
             )
@@ -190,10 +203,10 @@ def build_record(
             own_key,
         )
 
-    lowered = {n.lower(): (header_text(headers, n) or "") for n in ("Auto-Submitted", "Precedence", "List-Id")}
-    senders = [(n, a.lower()) for n, a in header_addresses(headers, "From") if a]
+    lowered = {n.lower(): (text(n) or "") for n in ("Auto-Submitted", "Precedence", "List-Id")}
+    senders = [(n, a.lower()) for n, a in addresses("From") if a]
     if not senders:
-        senders = [(n, a.lower()) for n, a in header_addresses(headers, "Sender") if a]
+        senders = [(n, a.lower()) for n, a in addresses("Sender") if a]
     if senders:
         name, address = senders[0]
         actor = actor_for(" ".join(name.split()), "".join(address.split()), is_automated(address, lowered))
@@ -203,7 +216,7 @@ def build_record(
     participants: list[Participant] = []
     recipients: dict[str, list[str]] = {}
     for role in ("to", "cc", "bcc"):
-        pairs = [(" ".join(n.split()), "".join(a.split()).lower()) for n, a in header_addresses(headers, role)]
+        pairs = [(" ".join(n.split()), "".join(a.split()).lower()) for n, a in addresses(role)]
         seen: set[str] = set()
         recipients[role] = []
         for name, address in pairs:
@@ -213,8 +226,8 @@ def build_record(
             recipients[role].append(address)
             participants.append(Participant(role=role, actor=actor_for(name, address, is_automated(address, {}))))
 
-    references = message_ids(raw_header(headers, "References"))
-    reply_to = message_ids(raw_header(headers, "In-Reply-To"))
+    references = message_ids(raw("References"))
+    reply_to = message_ids(raw("In-Reply-To"))
     related = [ref for ref in references if ref != own_key]
     # In-Reply-To names the parent; the last References id is the RFC 5322 fallback. A message never
     # parents itself (seen in the wild: loops), which keeps every parent walk finite.
@@ -223,16 +236,16 @@ def build_record(
 
     kept = {}
     for name in KEPT_HEADERS:
-        value = header_text(headers, name)
+        value = text(name)
         if value:
             kept[name] = value
     links: list[str] = []
     for name in LINK_HEADERS:
-        for uri in _URI.findall(raw_header(headers, name) or ""):
+        for uri in _URI.findall(raw(name) or ""):
             if uri not in links:
                 links.append(uri)
-    archived = _URI.findall(raw_header(headers, "Archived-At") or "")
-    language = (header_text(headers, "Content-Language") or "").split(",")[0].strip() or None
+    archived = _URI.findall(raw("Archived-At") or "")
+    language = (text("Content-Language") or "").split(",")[0].strip() or None
 
     fields: dict = {
         "to": recipients["to"],
@@ -256,7 +269,7 @@ def build_record(
         source_key=own_key,
         version="1",
         url=archived[0] if archived else None,
-        title=header_text(headers, "Subject") or "",
+        title=text("Subject") or "",
         body=body,
         actor=actor,
         occurred_at=moment,

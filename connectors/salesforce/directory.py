@@ -20,9 +20,19 @@ from ground.records import Actor
 
 def sid(value: Any) -> str | None:
     """18-char id where the value is a Salesforce id; other keys (Fivetran hashes, @refs) unchanged."""
+    if value.__class__ is str:
+        return _sid_text(value)
     if is_null(value):
         return None
     return _sid(str(value).strip())
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _sid_text(value: str) -> str | None:
+    """A cell as read (ten id look-ups a row, the same few ids again and again): null check and strip cached too."""
+    if is_null(value):
+        return None
+    return _sid(value.strip())
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -115,8 +125,10 @@ class Directory(BaseModel):
         """The primary role of the same opportunity/account that started when this (no longer primary) row was last
         modified: the flip that ended this row's primacy (the role object keeps no history of its own)."""
         parent = sid(row.get(ROLE_PARENT.get(obj, "")))
+        if not parent:  # not a role object (the common row): no date to parse
+            return None
         at = _iso(row.get("LastModifiedDate"))
-        if not parent or not at:
+        if not at:
             return None
         rid = sid(row.get("Id"))
         return next((r for r in self.primary_roles.get(parent, []) if r["id"] != rid and r["since"] == at), None)

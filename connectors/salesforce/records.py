@@ -340,7 +340,7 @@ def _body(
         )
         else _generic_fields(row, spec)
     )
-    if shown is spec.body:  # a standard object's custom fields are the org's own data: shown too
+    if shown is spec.body and row.custom:  # a standard object's custom fields are the org's own data: shown too
         shown = shown + [f for f in _generic_fields(row, spec) if f.endswith("__c") and f not in shown]
     for field in shown:
         value = render_value(row, field, currency)

@@ -31,7 +31,7 @@ def is_null(value: Any) -> bool:
     if not isinstance(value, str):
         return False
     # strip() only when an end is blank: the common cell is neither, and this runs for every cell of every row
-    return value in NULLS or ((value[:1].isspace() or value[-1:].isspace()) and value.strip() in NULLS)
+    return value in NULLS or ((value[0].isspace() or value[-1].isspace()) and value.strip() in NULLS)
 
 
 def parse_datetime(value: Any) -> dt.datetime | None:
@@ -126,16 +126,30 @@ def flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+@functools.lru_cache(maxsize=1 << 8)
+def _layout(keys: tuple[str, ...]) -> tuple[dict[str, str], bool, bool]:
+    """Per column set (a CSV's header: every row of the file has it): canonical name -> the column that spelling
+    finds, whether any relationship column (``Owner.Name``) is present, whether any custom field (``__c``) is."""
+    index = {canonical(k): k for k in keys}
+    return index, any("." in k for k in keys), any(k.endswith("__c") for k in keys)
+
+
 class Row:
     """A flat row with case/underscore-insensitive lookup (``row.get("SystemModstamp")``)."""
 
     def __init__(self, values: Mapping[str, Any]):
         self.values = dict(values)
-        self._index = {canonical(k): k for k in self.values}
+        self._index, self.dotted, self.custom = _layout(tuple(self.values))  # shared: never changed
+        # every non-null cell, nullness decided once per cell (lookups and scalars both need it)
+        # (the common cell, a str neither null nor blank at an end, is decided here without a call)
+        self._filled = {
+            k: v
+            for k, v in self.values.items()
+            if (v.__class__ is str and v not in NULLS and not v[0].isspace() and not v[-1].isspace()) or not is_null(v)
+        }
         # canonical name -> value of the column that spelling finds, nulls left out: one lookup per get()
-        self._present = {c: self.values[k] for c, k in self._index.items() if not is_null(self.values[k])}
+        self._present = {c: self._filled[k] for c, k in self._index.items() if k in self._filled}
         self._scalars: dict[str, Any] | None = None
-        self.dotted = any("." in k for k in self.values)  # relationship columns (``Owner.Name``) present
 
     def get(self, *names: str) -> Any:
         """The first non-null value among the names (tries each spelling), else None."""
@@ -167,7 +181,7 @@ class Row:
         if self._scalars is None:
             self._scalars = {
                 k: clean_value(v)
-                for k, v in self.values.items()
-                if not k.startswith("_") and not isinstance(v, (list, dict)) and not is_null(v)
+                for k, v in self._filled.items()
+                if not k.startswith("_") and not isinstance(v, (list, dict))
             }
         return dict(self._scalars)
