@@ -32,7 +32,7 @@ from connectors.graph.embedders import NumpyMiniLMEmbedder  # noqa: E402
 from connectors.graph.to_graphiti import entity_edge, entity_node, episodic_node, mention_edge  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
 from connectors.registry import episode_facts, fact_extractor  # noqa: E402
-from transforms.episode import Episode  # noqa: E402
+from ground.episode import Episode  # noqa: E402
 from transforms.minilm import shared_minilm  # noqa: E402
 
 UTC = dt.UTC

@@ -40,9 +40,9 @@ from connectors.graph.sync_facade import SyncGraphWriter  # noqa: E402
 from connectors.graph.writer import GraphWriter  # noqa: E402
 from connectors.registry import export_reader, fact_extractor  # noqa: E402
 from flow.ingest import IngestLimits, IngestStats, write_backlog  # noqa: E402
+from ground.episode import Episode  # noqa: E402
 from ground.records import RecordFailure  # noqa: E402
 from tests.llm.scripted_server import ScriptedOpenAI  # noqa: E402
-from transforms.episode import Episode  # noqa: E402
 
 SAMPLE = REPO / "sample" / "exports"
 SOURCES = ("email", "jira", "confluence", "salesforce")

@@ -4,8 +4,8 @@ worker can import it under whichever code tree is first on sys.path, main's or a
 import datetime as dt
 import random
 
+from ground.episode import Episode, EpisodeMetadata, episode_id
 from ground.records import Actor, Participant
-from transforms.episode import Episode, EpisodeMetadata, episode_id
 
 UTC = dt.UTC
 FIRST = ["Dana", "Tom", "Priya", "Lee", "Ana", "Omar", "Mei", "Jonas", "Sara", "Ravi", "Ines", "Kofi"]

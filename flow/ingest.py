@@ -22,8 +22,8 @@ from connectors.graph.llm.meter import Usage
 from connectors.graph.sink import BatchResult, Budget, Failure, GraphSink, OutcomeStatus
 from flow.stage import Tombstone
 from flow.staging import EPISODES, TOMBSTONES, Staging
+from ground.episode import Episode
 from ground.errors import ConfigError
-from transforms.episode import Episode
 
 log = logging.getLogger(__name__)
 FATAL = (ConfigError, EmbedderMismatch)  # configuration problems: stop the run, never blame an episode

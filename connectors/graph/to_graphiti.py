@@ -11,7 +11,7 @@ from typing import Any
 from graphiti_core.edges import EntityEdge, EpisodicEdge
 from graphiti_core.nodes import EntityNode, EpisodeType, EpisodicNode
 
-from transforms.episode import Episode
+from ground.episode import Episode
 from transforms.facts import FACT_NAMESPACE, EntitySpec, FactSpec
 
 # Sources whose content is a conversation turn; everything else is prose.

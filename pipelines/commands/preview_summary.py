@@ -5,8 +5,8 @@ from collections import defaultdict
 
 from pydantic import BaseModel
 
+from ground.episode import Episode
 from ground.records import Deletion, RecordFailure, SourceRecord
-from transforms.episode import Episode
 
 EXAMPLES = 3
 

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from connectors.graph.llm.estimate import Estimate, estimate_episodes, fit_profile
 from connectors.graph.llm.store import LLMStore, ReviewItem, measured_rows
-from transforms.episode import Episode
+from ground.episode import Episode
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
