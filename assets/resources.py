@@ -132,8 +132,8 @@ class GraphResource(dg.ConfigurableResource):
     intent_fact_threshold: float = 0.0  # intent facts only at this intent confidence (GRAPHFEED_INTENT_FACT_THRESHOLD)
 
     def graph_config(self, home: Path):
-        from connectors.graph.config import GraphConfig
-        from connectors.graph.llm.settings import llm_settings_from_env
+        from graph.config import GraphConfig
+        from graph.llm.settings import llm_settings_from_env
 
         llm = llm_settings_from_env() if any(m in ("llm", "both") for m in self.extraction.values()) else None
         return GraphConfig(
@@ -160,8 +160,8 @@ class GraphResource(dg.ConfigurableResource):
     def writer(self, home: Path, ledger_url: str | None = None, backfill: bool = False):
         """`ledger_url`: the ledger's URL; on PostgreSQL the per-group write locks are its advisory locks. `backfill`:
         a bulk load, vector indexes deferred to the end (GraphConfig.defer_vector_indexes)."""
-        from connectors.graph.sync_facade import SyncGraphWriter
         from connectors.registry import fact_extractor
+        from graph.sync_facade import SyncGraphWriter
 
         config = self.graph_config(home)
         if ledger_url and ledger_url.startswith("postgresql"):
@@ -177,7 +177,7 @@ class LedgerResource(dg.ConfigurableResource):
     url: str | None = None  # EnvVar("GRAPHFEED_LEDGER_URL") when set
 
     def open(self, home: Path):
-        from connectors.graph.ledger import Ledger, ledger_url_for_home
+        from graph.ledger.ledger import Ledger, ledger_url_for_home
 
         home.mkdir(parents=True, exist_ok=True)
         return Ledger(plain_value(self.url) or ledger_url_for_home(home))

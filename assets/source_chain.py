@@ -25,11 +25,11 @@ from assets.resources import (
     SourceApisResource,
     plain_value,
 )
-from connectors.graph.config import EmbedderMismatch
 from flow.episodes import stage_episodes
 from flow.ingest import ingest
 from flow.stage import stage_raw_records
 from flow.staging import EPISODES, FAILURES, RAW
+from graph.config import EmbedderMismatch
 
 # The run tag that makes the graph steps a bulk load (`graphfeed run --backfill`; in the UI: Launch backfill -> Add tag
 # graphfeed/backfill = bulk): vector indexes dropped while writing, built once at the end, no per-run episode bound.
@@ -38,7 +38,7 @@ BACKFILL_TAG, BACKFILL_BULK = "graphfeed/backfill", "bulk"
 
 def graph_pool(source: str) -> str:
     """One graph step per source at a time (two runs of a source would claim the same backlog). Writes to one group
-    are serialised by the writer's per-group lock (connectors/graph/group_locks.py), not by this pool, so sources
+    are serialised by the writer's per-group lock (graph/write/group_locks.py), not by this pool, so sources
     writing to different groups write in parallel."""
     return f"graph_write_{source}"
 
@@ -348,7 +348,7 @@ def graph_asset(source: str, partitions: dg.PartitionsDefinition) -> dg.AssetsDe
 @contextlib.contextmanager
 def _intent_cascade(home: Path, classifier, settings, intent_model: IntentModelResource) -> Iterator[Any]:
     """The opt-in LLM intent cascade (GRAPHFEED_LLM_INTENT=cascade), None when off."""
-    from connectors.graph.llm.settings import intent_cascade_settings
+    from graph.llm.settings import intent_cascade_settings
 
     llm = intent_cascade_settings()
     if llm is None:

@@ -28,11 +28,11 @@ sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).res
 
 from synthetic_mail import synthetic_episodes  # noqa: E402
 
-from connectors.graph.config import GraphConfig  # noqa: E402
-from connectors.graph.ledger import Ledger, ledger_url_for_home  # noqa: E402
-from connectors.graph.sync_facade import SyncGraphWriter  # noqa: E402
 from connectors.registry import fact_extractor  # noqa: E402
 from flow.ingest import IngestLimits, IngestStats, write_backlog  # noqa: E402
+from graph.config import GraphConfig  # noqa: E402
+from graph.ledger.ledger import Ledger, ledger_url_for_home  # noqa: E402
+from graph.sync_facade import SyncGraphWriter  # noqa: E402
 
 GROUP = "bench"
 REGISTER_CHUNK = 5000

@@ -105,7 +105,7 @@ def write_hub_mailbox(path: Path, messages: int, seed: int = 29) -> None:
 
 def stop_server(home: Path) -> None:
     """A fresh boot: the home's shared FalkorDB stopped (the next read command starts it)."""
-    from connectors.graph.embedded_falkor import EmbeddedFalkor
+    from graph.embedded_falkor import EmbeddedFalkor
 
     server = EmbeddedFalkor(home / "falkordb")
     if server.running_pid() is not None:

@@ -23,9 +23,9 @@ TREE = Path(__file__).resolve().parents[1]
 
 def _server(home: Path) -> int:
     """Start the home's embedded FalkorDB (it outlives this call for its idle timeout) and return its pid."""
-    from connectors.graph.backend import GraphBackend
-    from connectors.graph.config import GraphConfig
-    from connectors.graph.embedded_falkor import EmbeddedFalkor
+    from graph.backend import GraphBackend
+    from graph.config import GraphConfig
+    from graph.embedded_falkor import EmbeddedFalkor
 
     backend = GraphBackend(GraphConfig(home=home))
 

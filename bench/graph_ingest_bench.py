@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 from synthetic_mail import synthetic_episodes  # noqa: E402
 
-from connectors.graph.config import GraphConfig  # noqa: E402
-from connectors.graph.embedders import NumpyMiniLMEmbedder  # noqa: E402
-from connectors.graph.to_graphiti import entity_edge, entity_node, episodic_node, mention_edge  # noqa: E402
-from connectors.graph.writer import GraphWriter  # noqa: E402
 from connectors.registry import episode_facts, fact_extractor  # noqa: E402
+from graph.config import GraphConfig  # noqa: E402
+from graph.embedders import NumpyMiniLMEmbedder  # noqa: E402
+from graph.write.to_graphiti import entity_edge, entity_node, episodic_node, mention_edge  # noqa: E402
+from graph.write.writer import GraphWriter  # noqa: E402
 from ground.episode import Episode  # noqa: E402
 from transforms.minilm import shared_minilm  # noqa: E402
 

@@ -31,9 +31,9 @@ if os.environ.get("GRAPHFEED_BENCH_ORT_THREADS"):  # --ort-threads: ONNX Runtime
         OnnxMiniLM.__init__, threads=int(os.environ["GRAPHFEED_BENCH_ORT_THREADS"])
     )
 
-from connectors.graph.config import GraphConfig  # noqa: E402
-from connectors.graph.writer import GraphWriter  # noqa: E402
 from connectors.registry import fact_extractor  # noqa: E402
+from graph.config import GraphConfig  # noqa: E402
+from graph.write.writer import GraphWriter  # noqa: E402
 
 
 class ThreadProfiles:
@@ -105,7 +105,7 @@ async def steps(home: Path, group: str, n: int, batch: int, seed: int) -> dict:
     """CPU per step without a profiler's distortion (cProfile inflates small recursive calls many times): extraction
     alone, embedding alone (every distinct text once, cold cache), the write with every vector already cached, the
     ledger's register + claim + mark for the same episodes. CPU of this process, ONNX Runtime's threads included."""
-    from connectors.graph.ledger import Ledger
+    from graph.ledger.ledger import Ledger
 
     episodes = synthetic_episodes(n, group, seed=seed)
     batches = [episodes[i : i + batch] for i in range(0, n, batch)]

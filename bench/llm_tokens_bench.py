@@ -27,19 +27,19 @@ sys.path.insert(0, str(REPO))
 from graphiti_core import Graphiti  # noqa: E402
 from graphiti_core.nodes import EpisodeType  # noqa: E402
 
-import connectors.graph  # noqa: E402,F401 - telemetry off before graphiti_core is first imported
-from connectors.graph.config import GraphConfig  # noqa: E402
-from connectors.graph.embedders import EmbeddingReranker, NumpyMiniLMEmbedder  # noqa: E402
-from connectors.graph.ledger import Ledger, ledger_url_for_home  # noqa: E402
-from connectors.graph.llm.client import MeteredLLMClient  # noqa: E402
-from connectors.graph.llm.estimate import estimate_episodes  # noqa: E402
-from connectors.graph.llm.meter import UsageMeter  # noqa: E402
-from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice  # noqa: E402
-from connectors.graph.llm.settings import LLMSettings  # noqa: E402
-from connectors.graph.sync_facade import SyncGraphWriter  # noqa: E402
-from connectors.graph.writer import GraphWriter  # noqa: E402
+import graph  # noqa: E402,F401 - telemetry off before graphiti_core is first imported
 from connectors.registry import export_reader, fact_extractor  # noqa: E402
 from flow.ingest import IngestLimits, IngestStats, write_backlog  # noqa: E402
+from graph.config import GraphConfig  # noqa: E402
+from graph.embedders import EmbeddingReranker, NumpyMiniLMEmbedder  # noqa: E402
+from graph.ledger.ledger import Ledger, ledger_url_for_home  # noqa: E402
+from graph.llm.client import MeteredLLMClient  # noqa: E402
+from graph.llm.estimate import estimate_episodes  # noqa: E402
+from graph.llm.meter import UsageMeter  # noqa: E402
+from graph.llm.pricing import DEFAULT_PRICES, ModelPrice  # noqa: E402
+from graph.llm.settings import LLMSettings  # noqa: E402
+from graph.sync_facade import SyncGraphWriter  # noqa: E402
+from graph.write.writer import GraphWriter  # noqa: E402
 from ground.episode import Episode  # noqa: E402
 from ground.records import RecordFailure  # noqa: E402
 from tests.llm.scripted_server import ScriptedOpenAI  # noqa: E402

@@ -45,10 +45,10 @@ def ask(home: Path, n: int) -> dict[str, list[list[str]]]:
 
     from synthetic_mail import synthetic_episodes
 
-    from connectors.graph.config import GraphConfig
-    from connectors.graph.search import search_facts
-    from connectors.graph.writer import GraphWriter
     from connectors.registry import fact_extractor
+    from graph.config import GraphConfig
+    from graph.read.search import search_facts
+    from graph.write.writer import GraphWriter
 
     async def go() -> dict[str, list[list[str]]]:
         episodes = synthetic_episodes(n, "g1", seed=7)

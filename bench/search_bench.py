@@ -29,11 +29,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.synthetic_graph import SPAN_DAYS, START, write_synthetic  # noqa: E402
-from connectors.graph.config import GraphConfig  # noqa: E402
-from connectors.graph.reader import GraphReader  # noqa: E402
-from connectors.graph.search import as_of_filter, candidates, search_config  # noqa: E402
-from connectors.graph.writer import GraphWriter  # noqa: E402
 from connectors.registry import fact_extractor  # noqa: E402
+from graph.config import GraphConfig  # noqa: E402
+from graph.read.reader import GraphReader  # noqa: E402
+from graph.read.search import as_of_filter, candidates, search_config  # noqa: E402
+from graph.write.writer import GraphWriter  # noqa: E402
 
 LIMIT = 10
 TARGETS = {"p50": 100.0, "p95": 200.0, "max": 1000.0}
@@ -105,7 +105,7 @@ async def run_size(writer: GraphWriter, size: int, args: argparse.Namespace) -> 
     t = time.perf_counter()
     graph = await write_synthetic(writer, group_id, size)
     if args.vectorless:  # as the writer stores them since issue 34: envelope facts (SENT_TO here) without a vector
-        from connectors.graph.to_graphiti import VECTORLESS_RELATIONS
+        from graph.write.to_graphiti import VECTORLESS_RELATIONS
 
         await writer.backend.query(
             group_id,

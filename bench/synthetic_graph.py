@@ -160,9 +160,9 @@ def _statements(provider: GraphProvider, dim: int) -> dict[str, str]:
 
 async def write_synthetic(writer: Any, group_id: str, facts: int, seed: int = 5) -> SyntheticGraph:
     """Write the graph into the group (prepared by the writer's backend: graphiti's and search's indexes)."""
-    from connectors.graph.pins import SCHEMA_VERSION, graphiti_version
-    from connectors.graph.search_indexes import await_indexes, drop_vector_indexes, ensure_vector_indexes
-    from connectors.graph.structured_writes import MERGE_META
+    from graph.pins import SCHEMA_VERSION, graphiti_version
+    from graph.search_indexes import await_indexes, drop_vector_indexes, ensure_vector_indexes
+    from graph.write.structured_writes import MERGE_META
 
     graph, entities, edges, episodes, mentions = _plan(group_id, facts, seed)
     driver = await writer.backend.driver(group_id)

@@ -18,7 +18,7 @@ from ground.records import SourceRecord
 from transforms.build import EpisodeSettings, IntentPredictor, build_episodes
 
 if TYPE_CHECKING:  # the cascade pulls in the LLM client: imported only when one is given
-    from connectors.graph.llm.intent import LLMIntentCascade
+    from graph.llm.intent import LLMIntentCascade
 
 
 class EpisodeStats(BaseModel):

@@ -16,12 +16,12 @@ from typing import Protocol, cast
 
 from pydantic import BaseModel
 
-from connectors.graph.config import EmbedderMismatch
-from connectors.graph.ledger import Ledger, backlog_growing
-from connectors.graph.llm.meter import Usage
-from connectors.graph.sink import BatchResult, Budget, Failure, GraphSink, OutcomeStatus
 from flow.stage import Tombstone
 from flow.staging import EPISODES, TOMBSTONES, Staging
+from graph.config import EmbedderMismatch
+from graph.ledger.ledger import Ledger, backlog_growing
+from graph.llm.meter import Usage
+from graph.write.sink import BatchResult, Budget, Failure, GraphSink, OutcomeStatus
 from ground.episode import Episode
 from ground.errors import ConfigError
 
@@ -69,10 +69,8 @@ class IngestStats(BaseModel):
     llm_timeouts: int = 0
     llm_invalid_output: int = 0  # malformed JSON + schema-invalid answers (each retried)
     llm_unparseable_dates: int = 0
-    llm_truncated: int = 0  # answers cut at max_tokens (not retried blindly: connectors/graph/llm/client.py)
-    llm_guard: dict[
-        str, int
-    ] = {}  # what the grounding guard dropped/cleared, by reason (connectors/graph/llm/guard.py)
+    llm_truncated: int = 0  # answers cut at max_tokens (not retried blindly: graph/llm/client.py)
+    llm_guard: dict[str, int] = {}  # what the grounding guard dropped/cleared, by reason (graph/llm/guard.py)
     llm_entities: int = 0
     llm_facts: int = 0
     held_for_review: int = 0

@@ -11,9 +11,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from connectors.graph.llm.intent import CascadeUnit, LLMIntentCascade, open_cascade
-from connectors.graph.llm.settings import LLMSettings
 from connectors.registry import traits_of
+from graph.llm.intent import CascadeUnit, LLMIntentCascade, open_cascade
+from graph.llm.settings import LLMSettings
 from ground.episode import Episode
 from transforms.build import EpisodeSettings
 from transforms.intent.context import record_context

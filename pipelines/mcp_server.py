@@ -15,10 +15,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
-from connectors.graph.config import GraphConfig
-from connectors.graph.episode_read import decode_cursor
-from connectors.graph.history import AmbiguousSubject
-from connectors.graph.reader import GraphReader
+from graph.config import GraphConfig
+from graph.read.episode_read import decode_cursor
+from graph.read.history import AmbiguousSubject
+from graph.read.reader import GraphReader
 from pipelines import read_inputs
 from pipelines.read_inputs import InputError, known_intents
 

@@ -9,8 +9,8 @@ import functools
 import os
 from pathlib import Path
 
-from connectors.graph.episode_read import MAX_LIMIT, EpisodeFilters
 from flow.settings import SOURCES
+from graph.read.episode_read import MAX_LIMIT, EpisodeFilters
 from ground.records import as_utc
 
 

@@ -15,8 +15,8 @@ from assets.resources import (
     LedgerResource,
     SourceApisResource,
 )
-from connectors.graph.config import SECRET_ENV, connection_env
 from flow import settings
+from graph.config import SECRET_ENV, connection_env
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS
 from transforms.clip import ENV_NAME as MAX_TEXT_ENV
 
@@ -72,7 +72,7 @@ def graph_resources() -> dict[str, dg.ConfigurableResource]:
     secrets = {field: _secret(name) for field, name in SECRET_ENV.items()}
     return {
         "graph": GraphResource(
-            **connection_env(),  # the same reading the read commands use (connectors/graph/config.py)
+            **connection_env(),  # the same reading the read commands use (graph/config.py)
             **secrets,
             domain_orgs=_key_values(settings.domain_orgs()),
             extraction=_key_values(os.environ.get("GRAPHFEED_EXTRACTION", "")),

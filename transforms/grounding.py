@@ -1,5 +1,5 @@
 """Is a name a model extracted actually in the record? Pure functions for the LLM grounding guard
-(connectors/graph/llm/guard.py).
+(graph/llm/guard.py).
 
 A model writes entities the text never names: a 135M model copies the name from the prompt's own example, a large one
 "helpfully" completes a first name to a full name it saw elsewhere. A name is grounded when its folded form occurs as

@@ -1,4 +1,4 @@
-"""The words by which a question asks for a relation: connectors/graph/search.py ranks facts of a cued relation first.
+"""The words by which a question asks for a relation: graph/read/search.py ranks facts of a cued relation first.
 
 Kept apart from the rules that write those relations (intent_facts.py, text_date_facts.py):
 search reads these word lists on every question, and importing the fact builders pulls the whole episode pipeline in
@@ -9,7 +9,7 @@ one the fact builders write.
 # The relation of a date an episode's text confirms (intent_facts.py writes it beside the intent's own relation).
 DATE_RELATION = "CONFIRMED_DATE_VALUE"
 
-# Word stems (connectors/graph/search.py's _stem) by which a question asks for an event relation: any set, all of it.
+# Word stems (graph/read/search.py's _stem) by which a question asks for an event relation: any set, all of it.
 EVENT_CUES: dict[str, tuple[frozenset[str], ...]] = {
     "ESCALATED_RISK": (frozenset({"escalat"}),),
     "CONFIRMED_DATE": (frozenset({"confirm"}),),
@@ -22,7 +22,7 @@ EVENT_CUES: dict[str, tuple[frozenset[str], ...]] = {
 }
 
 # Words by which a question asks for a slot ("when is the go-live of X", "wann ist die Frist"): any set, all of it.
-# Plain words; the search stems both sides (connectors/graph/search.py).
+# Plain words; the search stems both sides (graph/read/search.py).
 SLOT_CUES: dict[str, tuple[frozenset[str], ...]] = {
     "HAS_GO_LIVE_DATE": tuple(
         frozenset(w.split())

@@ -10,7 +10,7 @@ transforms.text_dates.find_dates against the record's own time (a year-less "14 
 A slot statement needs a slot word (go-live, deadline, due, delivery, release, target date, Go-Live, Frist,
 Stichtag, Liefertermin, Termin ...) tied to the date by a stating word ("is", "moved to", "by", "ist", "verschoben
 auf", "bis", ":"), or the date first ("Am 14.07. ist Go-Live"). Each becomes a single-valued slot per (subject, slot
-kind): a later statement ends the earlier value in the graph writer (connectors/graph/timeline.py), valid_at = the
+kind): a later statement ends the earlier value in the graph writer (graph/timeline.py), valid_at = the
 record time of the statement.
 """
 

@@ -35,8 +35,8 @@ def graph_parts():
 
 def graph_config():
     """The read commands' graph config, from the same variables as the nightly run's, without importing Dagster."""
-    from connectors.graph.config import GraphConfig
     from flow import settings
+    from graph.config import GraphConfig
 
     return GraphConfig.from_env(settings.home())
 
@@ -44,8 +44,8 @@ def graph_config():
 def ledger_url() -> str:
     """The ledger's database URL as the nightly run's LedgerResource takes it (GRAPHFEED_LEDGER_URL, else SQLite under
     the home), without importing Dagster: `graphfeed ledger` is a read command. The LLM store lives there too."""
-    from connectors.graph.ledger import ledger_url_for_home
     from flow import settings
+    from graph.ledger.ledger import ledger_url_for_home
 
     home = settings.home()
     home.mkdir(parents=True, exist_ok=True)
@@ -54,7 +54,7 @@ def ledger_url() -> str:
 
 def open_ledger():
     """The episode ledger (ledger_url())."""
-    from connectors.graph.ledger import Ledger
+    from graph.ledger.ledger import Ledger
 
     return Ledger(ledger_url())
 

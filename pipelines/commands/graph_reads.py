@@ -34,7 +34,7 @@ def _read(args: argparse.Namespace, work, *, embeds: bool = False):
     with timings.phase("imports (config)"):
         import asyncio
 
-        from connectors.graph.question_embedder import question_embedder
+        from graph.question_embedder import question_embedder
 
         config = graph_config()
     embedder = None
@@ -42,7 +42,7 @@ def _read(args: argparse.Namespace, work, *, embeds: bool = False):
         embedder = question_embedder(config)
         getattr(embedder, "preload", lambda: None)()
     with timings.phase("imports (reader)"):
-        from connectors.graph.reader import GraphReader
+        from graph.read.reader import GraphReader
 
     async def go():
         reader = GraphReader(config, embedder=embedder)
@@ -69,7 +69,7 @@ def _read(args: argparse.Namespace, work, *, embeds: bool = False):
 def cmd_search(args: argparse.Namespace) -> int:
     import json
 
-    from connectors.graph.config import ConfigError
+    from graph.config import ConfigError
     from ground.identity import validate_group_id
     from pipelines.read_inputs import episode_filters
 
@@ -123,8 +123,8 @@ def _stamp(value: dt.datetime | None) -> str:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from connectors.graph.config import ConfigError
-    from connectors.graph.history import AmbiguousSubject
+    from graph.config import ConfigError
+    from graph.read.history import AmbiguousSubject
     from ground.identity import validate_group_id
 
     try:
@@ -165,7 +165,7 @@ def _print_episode_line(e) -> None:
 def cmd_episodes(args: argparse.Namespace) -> int:
     import json
 
-    from connectors.graph.config import ConfigError
+    from graph.config import ConfigError
     from ground.identity import validate_group_id
     from pipelines.read_inputs import InputError, check_limit, episode_filters
 
@@ -224,7 +224,7 @@ def cmd_episodes(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from connectors.graph.config import ConfigError
+    from graph.config import ConfigError
     from ground.identity import validate_group_id
     from pipelines.mcp_server import serve
 

@@ -16,7 +16,7 @@ def cmd_intent(args: argparse.Namespace) -> int:
         return usage_error(f"no such labels file: {path}")
     llm = None
     if args.llm:
-        from connectors.graph.llm.settings import llm_settings_from_env
+        from graph.llm.settings import llm_settings_from_env
 
         llm = llm_settings_from_env()
         if llm is None:

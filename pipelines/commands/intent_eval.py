@@ -26,7 +26,7 @@ def evaluate_file(
     show_errors: int = 0,
     cascade: Callable[[Any], Any] | None = None,
 ) -> str:
-    """`cascade(model)` opens the LLM intent cascade for the model (connectors/graph/llm/intent.py); it is closed here."""
+    """`cascade(model)` opens the LLM intent cascade for the model (graph/llm/intent.py); it is closed here."""
     units = load_units([path])
     if split != "all":
         units = [u for u in units if u.split == split]
@@ -71,7 +71,7 @@ def _cascade_lines(
     model: Any,
     open_cascade: Callable[[Any], Any],
 ) -> list[str]:
-    from connectors.graph.llm.intent import CascadeUnit
+    from graph.llm.intent import CascadeUnit
 
     gold = [u.label for u in units]
     local = [label for label, _ in predicted]

@@ -33,8 +33,8 @@ def cmd_ledger(args: argparse.Namespace) -> int:
 
 def _print_guard(source: str | None) -> None:
     """What the LLM grounding guard kept out of the graph, all runs (nothing printed when no LLM run wrote any)."""
-    from connectors.graph.llm.guard_reasons import REASONS
-    from connectors.graph.llm.store import guard_counts
+    from graph.llm.guard_reasons import REASONS
+    from graph.llm.store import guard_counts
 
     counts = guard_counts(ledger_url(), source)
     if counts:
@@ -44,7 +44,7 @@ def _print_guard(source: str | None) -> None:
 
 
 def _llm_parts():
-    from connectors.graph.ledger import ledger_url_for_home
+    from graph.ledger.ledger import ledger_url_for_home
 
     home, graph, ledger = graph_parts()
     store_url = ledger.url.get_value() if hasattr(ledger.url, "get_value") else ledger.url

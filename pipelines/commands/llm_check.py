@@ -8,8 +8,8 @@ from pipelines.commands.common import EXIT_OK, usage_error
 
 
 def cmd_llm(args: argparse.Namespace) -> int:
-    from connectors.graph.llm.probe import check, report_lines, summary
-    from connectors.graph.llm.settings import llm_settings_from_env
+    from graph.llm.probe import check, report_lines, summary
+    from graph.llm.settings import llm_settings_from_env
 
     settings = llm_settings_from_env()
     if settings is None:

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from connectors.graph.llm.estimate import Estimate, estimate_episodes, fit_profile
-from connectors.graph.llm.store import LLMStore, ReviewItem, measured_rows
+from graph.llm.estimate import Estimate, estimate_episodes, fit_profile
+from graph.llm.store import LLMStore, ReviewItem, measured_rows
 from ground.episode import Episode
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
@@ -32,7 +32,7 @@ def _not_yet_ingested(episodes: list[Episode], ledger_url: str | None) -> tuple[
     """Leave out what the ledger already ingested or holds as a duplicate: those will not be sent again."""
     if not ledger_url:
         return episodes, 0
-    from connectors.graph.ledger import Ledger
+    from graph.ledger.ledger import Ledger
 
     keep, skipped = [], 0
     with Ledger(ledger_url) as book:
@@ -193,7 +193,7 @@ def _pending(store: LLMStore, keys: Sequence[str] | None, source: str | None) ->
 
 def approve_items(writer: Any, store: LLMStore, items: Iterable[ReviewItem]) -> int:
     """Write held extractions through an open SyncGraphWriter, oldest first; each is marked approved once written."""
-    from connectors.graph.llm.extraction import apply_review
+    from graph.llm.extraction import apply_review
 
     inner = writer.writer
 
@@ -219,8 +219,8 @@ def review_approve(
 ) -> int:
     """Approve the given chunk uuids / episode ids (all pending ones, optionally of one source, when none given)."""
     out = out or sys.stdout
-    from connectors.graph.sync_facade import SyncGraphWriter
     from connectors.registry import fact_extractor
+    from graph.sync_facade import SyncGraphWriter
 
     store = LLMStore(store_url)
     try:

@@ -64,8 +64,8 @@ def test_comment_facts_link_the_comment_to_its_page():
 @pytest.mark.slow
 @pytest.mark.parametrize("order", [[0, 1, 2], [2, 0, 1]])
 def test_given_both_arrival_orders_then_search_answers_owner_now_and_before(order, tmp_path):
-    from connectors.graph.config import GraphConfig
-    from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
+    from graph.config import GraphConfig
+    from graph.sync_facade import SyncGraphReader, SyncGraphWriter
 
     versions = charter(episodes())
     steps = [versions["1"], versions["2"], versions["3"]]

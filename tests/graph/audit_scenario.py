@@ -55,7 +55,7 @@ async def ingest(writer, clock: Clock, group_id: str, steps: list[int], *, night
 
 async def edge_times(backend, group_id: str) -> dict[str, tuple]:
     """(object, valid_at) -> (created_at, invalid_at, expired_at) for every HAS_CONTACT edge."""
-    from connectors.graph.backend import as_datetime
+    from graph.backend import as_datetime
 
     rows = await backend.query(
         group_id,

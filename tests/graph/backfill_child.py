@@ -23,10 +23,10 @@ class BulkKillAfter(KillAfter):
 
 def backfill(spec: dict, source: str, kill_after: int | None = None):
     """The backfill's graph step for one source: backlog with deferred vector indexes, then the build. Its stats."""
-    from connectors.graph.ledger import Ledger
-    from connectors.graph.sync_facade import SyncGraphWriter
     from connectors.registry import fact_extractor
     from flow.ingest import IngestLimits, IngestStats, backfill_backlog
+    from graph.ledger.ledger import Ledger
+    from graph.sync_facade import SyncGraphWriter
 
     config = spec_config(spec).model_copy(update={"defer_vector_indexes": True})
     stats = IngestStats()

@@ -23,7 +23,7 @@ def group_id() -> str:
 
 
 def graph_config(backend: str, home: Path, neo4j=None, **overrides):
-    from connectors.graph.config import GraphConfig
+    from graph.config import GraphConfig
 
     if backend == "neo4j":
         return GraphConfig(

@@ -12,7 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
-from connectors.graph.config import GraphConfig
+from graph.config import GraphConfig
 from ground.episode import Episode, episode_id
 from tests.graph.scenario import DANA, LEE, MARCH, PRIYA, TOM, email_episode
 
@@ -93,10 +93,10 @@ class HoldFrom(_Wrapped):
 
 def write_source(spec: dict, source: str, kill_after: int | None = None, hold_from: int | None = None) -> None:
     """Write the source's backlog through its own writer and ledger, as one graph step does."""
-    from connectors.graph.ledger import Ledger
-    from connectors.graph.sync_facade import SyncGraphWriter
     from connectors.registry import fact_extractor
     from flow.ingest import IngestLimits, IngestStats, write_backlog
+    from graph.ledger.ledger import Ledger
+    from graph.sync_facade import SyncGraphWriter
 
     with (
         Ledger(os.environ["GRAPHFEED_LEDGER_URL"]) as book,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.write.writer import GraphWriter
 from tests.graph.audit_scenario import QUESTION, STEPS, Clock, ingest
 
 pytestmark = pytest.mark.slow

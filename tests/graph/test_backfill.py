@@ -15,14 +15,14 @@ import sys
 
 import pytest
 
-from connectors.graph.config import GraphConfig
-from connectors.graph.embedded_falkor import EmbeddedFalkor
-from connectors.graph.ledger import Ledger, ledger_url_for_home
-from connectors.graph.reader import GraphReader
-from connectors.graph.search_indexes import vector_indexes
-from connectors.graph.sync_facade import SyncGraphWriter
 from connectors.registry import fact_extractor
 from flow.settings import REPO_ROOT
+from graph.config import GraphConfig
+from graph.embedded_falkor import EmbeddedFalkor
+from graph.ledger.ledger import Ledger, ledger_url_for_home
+from graph.read.reader import GraphReader
+from graph.search_indexes import vector_indexes
+from graph.sync_facade import SyncGraphWriter
 from tests.graph.backfill_child import backfill
 from tests.graph.group_writers import BATCH, mails, spec_config
 from tests.graph.test_group_writers import graph_counts

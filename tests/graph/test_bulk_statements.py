@@ -10,9 +10,9 @@ from falkordb.helpers import stringify_param_value
 from graphiti_core.driver.falkordb_driver import _strip_nul_bytes
 from graphiti_core.utils.datetime_utils import convert_datetimes_to_strings
 
-from connectors.graph.bulk_statements import _Rendered, rendered, vector_text
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.write.bulk_statements import _Rendered, rendered, vector_text
+from graph.write.writer import GraphWriter
 from tests.graph.scenario import JUNE, MARCH, TOM, email_episode
 
 

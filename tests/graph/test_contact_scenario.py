@@ -7,9 +7,9 @@ import datetime as dt
 
 import pytest
 
-from connectors.graph.reader import GraphReader
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.read.reader import GraphReader
+from graph.write.writer import GraphWriter
 from tests.graph.scenario import JUNE, MARCH, contact_change
 
 pytestmark = pytest.mark.slow
@@ -26,7 +26,7 @@ async def edge_state(writer: GraphWriter, group_id: str) -> dict[str, dict]:
         "e.invalid_at AS invalid_at, e.expired_at AS expired_at, e.episodes AS episodes",
         g=group_id,
     )
-    from connectors.graph.backend import as_datetime
+    from graph.backend import as_datetime
 
     return {
         r["uuid"]: {

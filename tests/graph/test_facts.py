@@ -3,8 +3,8 @@
 import datetime as dt
 import itertools
 
-from connectors.graph.timeline import SlotEdge, recompute_slot
 from connectors.registry import episode_facts
+from graph.timeline import SlotEdge, recompute_slot
 from ground.episode import Episode, EpisodeMetadata, episode_id
 from ground.records import Actor
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, email_episode

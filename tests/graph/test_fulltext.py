@@ -1,4 +1,4 @@
-"""The read side builds full-text queries without graphiti_core (connectors/graph/fulltext.py): the same strings
+"""The read side builds full-text queries without graphiti_core (graph/fulltext.py): the same strings
 graphiti 0.31.2 builds, so BM25 ranks exactly as before issue 29."""
 
 import pytest
@@ -6,7 +6,7 @@ from graphiti_core.driver.driver import GraphProvider
 from graphiti_core.driver.falkordb.fulltext import build_falkor_fulltext_query
 from graphiti_core.search.search_utils import fulltext_query
 
-from connectors.graph.fulltext import falkor_fulltext_query, lucene_fulltext_query
+from graph.fulltext import falkor_fulltext_query, lucene_fulltext_query
 
 QUESTIONS = [
     "Who escalated the risk?",

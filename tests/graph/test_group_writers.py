@@ -1,4 +1,4 @@
-"""One writer per group (connectors/graph/group_locks.py), on embedded FalkorDB with flock locks and a SQLite ledger,
+"""One writer per group (graph/write/group_locks.py), on embedded FalkorDB with flock locks and a SQLite ledger,
 and on Neo4j with PostgreSQL advisory locks and a PostgreSQL ledger:
 
 - given two writers of two groups started together, then their batches' lock-held windows overlap in time;
@@ -19,12 +19,12 @@ import time
 
 import pytest
 
-from connectors.graph.embedded_falkor import EmbeddedFalkor
-from connectors.graph.group_locks import FileGroupLocks, PostgresGroupLocks
-from connectors.graph.ledger import Ledger, ledger_url_for_home
-from connectors.graph.sync_facade import SyncGraphWriter
 from connectors.registry import fact_extractor
 from flow.settings import REPO_ROOT
+from graph.embedded_falkor import EmbeddedFalkor
+from graph.ledger.ledger import Ledger, ledger_url_for_home
+from graph.sync_facade import SyncGraphWriter
+from graph.write.group_locks import FileGroupLocks, PostgresGroupLocks
 from tests.graph.group_writers import BATCH, mails, spec_config, write_source
 
 pytestmark = pytest.mark.slow
@@ -105,7 +105,7 @@ def test_given_one_group_when_two_writers_write_together_then_their_writes_never
 HOLDER = """
 import asyncio, sys, time
 from pathlib import Path
-from connectors.graph.group_locks import group_locks
+from graph.write.group_locks import group_locks
 async def main():
     async with group_locks(Path(sys.argv[1]), sys.argv[2] or None).hold(["g_held"]):
         print("held", flush=True)

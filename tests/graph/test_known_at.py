@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from connectors.graph.history import AmbiguousSubject
-from connectors.graph.reader import GraphReader
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.read.history import AmbiguousSubject
+from graph.read.reader import GraphReader
+from graph.write.writer import GraphWriter
 from tests.graph.audit_scenario import QUESTION, STEPS, Clock, at, edge_times, ingest
 
 NIGHTS = [s[3] for s in STEPS]

@@ -5,10 +5,10 @@ import datetime as dt
 
 import pytest
 
-from connectors.graph.config import EmbedderMismatch
-from connectors.graph.history import AmbiguousSubject, Subject, choose_subject, relation_matches
-from connectors.graph.known_at import EdgeClock, format_revision, held_at, known_match, next_revisions, parse_revisions
-from connectors.graph.pins import GraphStamp, SchemaMismatch, check_stamp
+from graph.config import EmbedderMismatch
+from graph.known_at import EdgeClock, format_revision, held_at, known_match, next_revisions, parse_revisions
+from graph.pins import GraphStamp, SchemaMismatch, check_stamp
+from graph.read.history import AmbiguousSubject, Subject, choose_subject, relation_matches
 
 UTC = dt.UTC
 JAN, MAR, APR, MAY, JUN, JUL = (dt.datetime(2026, m, 1, tzinfo=UTC) for m in (1, 3, 4, 5, 6, 7))

@@ -13,8 +13,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.write.writer import GraphWriter
 from tests.graph.scenario import contact_change
 from tests.graph.test_episode_read import episodes
 from tests.servers._process import free_port, port_accepts

@@ -7,9 +7,9 @@ import datetime as dt
 
 import pytest
 
-from connectors.graph.search import search_facts
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.read.search import search_facts
+from graph.write.writer import GraphWriter
 from tests.graph.scenario import JUNE, MARCH, PRIYA, TOM, email_episode
 
 pytestmark = pytest.mark.slow

@@ -4,8 +4,8 @@ given to the writer's MiniLM session, so N writers on N cores can take one ONNX 
 import pydantic
 import pytest
 
-from connectors.graph.config import GraphConfig, connection_env
-from connectors.graph.embedders import make_embedder
+from graph.config import GraphConfig, connection_env
+from graph.embedders import make_embedder
 
 
 def session_threads(config: GraphConfig) -> int:

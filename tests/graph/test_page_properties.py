@@ -12,10 +12,10 @@ import json
 import pytest
 
 from connectors.confluence import ConfluenceExportReader
-from connectors.graph.backend import as_datetime
-from connectors.graph.reader import GraphReader
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.backend import as_datetime
+from graph.read.reader import GraphReader
+from graph.write.writer import GraphWriter
 from ground.contract import split
 from transforms.build import EpisodeSettings, make_episode
 

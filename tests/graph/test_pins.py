@@ -7,12 +7,12 @@ import logging
 
 import pytest
 
-from connectors.graph.backend import META_LABEL
-from connectors.graph.config import EmbedderMismatch
-from connectors.graph.pins import SCHEMA_VERSION, SchemaMismatch, graphiti_version
-from connectors.graph.reader import GraphReader
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.backend import META_LABEL
+from graph.config import EmbedderMismatch
+from graph.pins import SCHEMA_VERSION, SchemaMismatch, graphiti_version
+from graph.read.reader import GraphReader
+from graph.write.writer import GraphWriter
 from tests.graph.audit_scenario import QUESTION, Clock, at, ingest
 
 
@@ -59,7 +59,7 @@ def test_other_graphiti_version_warns_once_on_every_reader_path(backend_config, 
             await reader.fact_history("Acme Corp", group_id=group_id)
             return await reader.search_facts(QUESTION, group_id=group_id, known_at=at("2026-02-01"))
 
-    with caplog.at_level(logging.WARNING, logger="connectors.graph.pins"):
+    with caplog.at_level(logging.WARNING, logger="graph.pins"):
         hits = asyncio.run(read())
         asyncio.run(read())  # a second reader in the same process: still once
     warned = [r.getMessage() for r in caplog.records if "graphiti-core" in r.getMessage()]
@@ -98,6 +98,6 @@ def test_schema_major_refuses_and_minor_warns(backend_config, group_id, caplog):
         asyncio.run(read())
 
     stamped(config, group_id, write=False, schema_version="1.0")
-    with caplog.at_level(logging.WARNING, logger="connectors.graph.pins"):
+    with caplog.at_level(logging.WARNING, logger="graph.pins"):
         asyncio.run(read())
     assert any("schema 1.0" in r.getMessage() and SCHEMA_VERSION in r.getMessage() for r in caplog.records)

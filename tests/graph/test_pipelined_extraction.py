@@ -5,8 +5,8 @@ import asyncio
 import datetime as dt
 from collections import Counter
 
-from connectors.graph.writer import GraphWriter
 from connectors.registry import episode_facts
+from graph.write.writer import GraphWriter
 from tests.graph.conftest import graph_config
 from tests.graph.scenario import JUNE, MARCH, TOM, email_episode
 

@@ -1,7 +1,7 @@
 """The read path imports only what reading needs (issue 29): each read command, run for real in a fresh interpreter on
 a written graph, leaves neither graphiti_core, openai, dagster nor spaCy in sys.modules. Importing them cost ~2 s of
 every `graphfeed search`. On FalkorDB (the embedded default here) neither redis-py nor the falkordb client either: the
-read side speaks RESP itself (connectors/graph/resp.py); they cost ~0.2 s of CPU per command."""
+read side speaks RESP itself (graph/resp.py); they cost ~0.2 s of CPU per command."""
 
 import json
 import os
@@ -11,9 +11,9 @@ import textwrap
 
 import pytest
 
-from connectors.graph.config import GraphConfig
-from connectors.graph.sync_facade import SyncGraphWriter
 from connectors.registry import fact_extractor
+from graph.config import GraphConfig
+from graph.sync_facade import SyncGraphWriter
 from tests.graph.scenario import MARCH, email_episode
 
 FORBIDDEN = ("graphiti_core", "openai", "dagster", "spacy", "redis", "falkordb")
@@ -76,7 +76,7 @@ def test_given_a_written_graph_when_each_read_command_runs_then_it_imports_no_gr
 def test_given_the_probe_when_a_forbidden_module_is_imported_then_it_is_named():
     """The probe itself can fail: the writer side does import graphiti_core."""
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, connectors.graph.writer; print('graphiti_core' in sys.modules)"],
+        [sys.executable, "-c", "import sys, graph.write.writer; print('graphiti_core' in sys.modules)"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -95,7 +95,7 @@ def test_given_the_question_cues_when_compared_with_the_fact_builders_then_each_
 
 
 def test_given_a_fresh_interpreter_when_search_is_imported_then_the_fact_builders_are_not():
-    probe = "import sys, connectors.graph.search; print(sorted(m for m in sys.modules if m.endswith('_facts')))"
+    probe = "import sys, graph.read.search; print(sorted(m for m in sys.modules if m.endswith('_facts')))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"

@@ -1,4 +1,4 @@
-"""The read side's RESP client (connectors/graph/resp.py, falkor_read.py) against falkordb-py, on a real embedded
+"""The read side's RESP client (graph/resp.py, falkor_read.py) against falkordb-py, on a real embedded
 FalkorDB: the same parameter text, hostile strings that come back unchanged, the same typed values, every read
 answering the same through both clients, clear errors, timeouts as timeouts, and LOADING waited on."""
 
@@ -12,14 +12,14 @@ from falkordb.asyncio import FalkorDB
 from falkordb.graph import Graph
 from falkordb.helpers import stringify_param_value as falkordb_stringify
 
-from connectors.graph.config import GraphConfig
-from connectors.graph.embedded_falkor import EmbeddedFalkor, _redis_args, wait_loaded
-from connectors.graph.episode_read import EpisodeFilters
-from connectors.graph.falkor_read import params_header, stringify_param_value
-from connectors.graph.reader import GraphReader
-from connectors.graph.resp import FalkorReadClient, ResponseError, probe
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.config import GraphConfig
+from graph.embedded_falkor import EmbeddedFalkor, _redis_args, wait_loaded
+from graph.falkor_read import params_header, stringify_param_value
+from graph.read.episode_read import EpisodeFilters
+from graph.read.reader import GraphReader
+from graph.resp import FalkorReadClient, ResponseError, probe
+from graph.write.writer import GraphWriter
 from tests.graph.scenario import contact_change
 from tests.graph.test_episode_read import episodes
 from tests.servers._process import free_port, port_accepts

@@ -4,7 +4,7 @@ to the graph, then search answers who the contact was before the change and who 
 import datetime as dt
 from pathlib import Path
 
-from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
+from graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from tests.salesforce.test_salesforce_graph import EXPORTS, episodes_of, extractor
 
 UTC = dt.UTC

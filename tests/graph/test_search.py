@@ -9,10 +9,10 @@ import functools
 import pytest
 
 from bench.synthetic_graph import write_synthetic
-from connectors.graph.reader import GraphReader
-from connectors.graph.search_indexes import fulltext_indexes, vector_indexes
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.read.reader import GraphReader
+from graph.search_indexes import fulltext_indexes, vector_indexes
+from graph.write.writer import GraphWriter
 from tests.graph.scenario import JUNE, MARCH, PRIYA, TOM, contact_change, email_episode
 
 pytestmark = pytest.mark.slow
@@ -75,7 +75,7 @@ async def test_writing_a_group_leaves_vector_and_fulltext_indexes(backend_config
 
 @synchronously
 async def test_indexed_search_answers_what_the_full_scan_answers(backend_config, group_id):
-    from connectors.graph.search import search_facts
+    from graph.read.search import search_facts
 
     async with GraphWriter(
         backend_config(), clock=lambda: JUNE + dt.timedelta(days=30), extractor=fact_extractor()
@@ -121,7 +121,7 @@ async def test_search_goes_through_the_vector_index(graph_home, group_id):
 
 @synchronously
 async def test_a_step_over_the_server_side_timeout_degrades_the_search(backend_config, group_id):
-    from connectors.graph.search import search_facts
+    from graph.read.search import search_facts
 
     # given a graph of ten thousand facts (the exact scan of 3,000 sometimes finished inside 1 ms) and a 1 ms timeout
     async with GraphWriter(backend_config(), extractor=fact_extractor()) as writer:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from connectors.jira import JiraExportReader
 from connectors.registry import episode_facts, traits_of
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.facts import salesforce_facts
+from graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from ground.contract import split
 from transforms.build import EpisodeSettings, make_episode, record_text
 

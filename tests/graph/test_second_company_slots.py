@@ -3,7 +3,7 @@ FalkorDB and Neo4j: "when is the go-live of FJL-7", "what is the status of FJL-7
 above the event facts (REPORTED_STATUS, REQUESTED_INFO, COMMENTED_ON) that only mention the issue; the go-live date a
 later comment states ends the earlier one (FJL-7's comments, transforms/text_date_facts.py)."""
 
-from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
+from graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from tests.graph.test_second_company import (
     HANDED_OVER,
     ISSUE,
@@ -121,7 +121,7 @@ def test_slot_questions_rank_the_slot_fact_first_and_event_questions_the_events(
 
 
 def test_given_slot_and_event_questions_then_the_relations_they_ask_for():
-    from connectors.graph.search import named_events, named_slots
+    from graph.read.search import named_events, named_slots
 
     assert named_slots("When is the go-live of FJL-7?") == named_slots("Wann ist der Go-Live von FJL-7?")
     assert named_slots("When is FJL-7 due?") == named_slots("Was ist die Frist für FJL-7?") == ["HAS_DEADLINE"]

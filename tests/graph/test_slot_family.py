@@ -2,7 +2,7 @@
 
 import datetime as dt
 
-from connectors.graph.timeline import SlotEdge, absence_end, recompute_slot
+from graph.timeline import SlotEdge, absence_end, recompute_slot
 
 UTC = dt.UTC
 T1, T2, T3 = (dt.datetime(2026, m, 1, tzinfo=UTC) for m in (3, 5, 7))

@@ -12,9 +12,9 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from assets.resources import IntentModelResource, SourceApisResource
-from connectors.graph.reader import GraphReader
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor, source_traits
+from graph.read.reader import GraphReader
+from graph.write.writer import GraphWriter
 from ground.records import RecordFailure
 from tests.graph.conftest import graph_config
 from tests.graph.test_mcp_server import payload

@@ -5,10 +5,10 @@ import datetime as dt
 
 import pytest
 
-from connectors.graph.config import ConfigError, EmbedderMismatch, GraphConfig
-from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
-from connectors.graph.writer import GraphWriter
 from connectors.registry import fact_extractor
+from graph.config import ConfigError, EmbedderMismatch, GraphConfig
+from graph.sync_facade import SyncGraphReader, SyncGraphWriter
+from graph.write.writer import GraphWriter
 from ground.episode import Episode
 from ground.records import Actor
 from tests.graph.scenario import ATTACHMENT, DANA, JUNE, LEE, MARCH, PRIYA, TOM, contact_change, email_episode
@@ -221,12 +221,12 @@ def test_pipelined_batches_write_the_same_graph_with_every_text_embedded_ahead(g
 def test_the_write_helpers_need_only_a_write_context_never_the_writer(graph_home, group_id):
     """Issue 30: structured_writes and tombstones take a WriteContext (or its backend and clock), so they run with
     parts assembled without any GraphWriter."""
-    from connectors.graph.backend import GraphBackend
-    from connectors.graph.embedders import make_embedder
-    from connectors.graph.sink import BatchResult
-    from connectors.graph.structured_writes import write_group
-    from connectors.graph.tombstones import invalidate_episodes
-    from connectors.graph.write_context import WriteContext
+    from graph.backend import GraphBackend
+    from graph.embedders import make_embedder
+    from graph.write.sink import BatchResult
+    from graph.write.structured_writes import write_group
+    from graph.write.tombstones import invalidate_episodes
+    from graph.write.write_context import WriteContext
     from ground.fact_model import merge_factsets
 
     # given a mail and its reply, their facts, and a context built from plain parts

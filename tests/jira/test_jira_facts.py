@@ -82,8 +82,8 @@ def test_given_the_same_episode_twice_then_the_facts_are_identical():
 @pytest.mark.slow
 @pytest.mark.parametrize("order", [(0, 1), (1, 0)], ids=["in-order", "out-of-order"])
 def test_given_either_arrival_order_then_search_answers_who_is_assigned_now_and_before(order):
-    from connectors.graph.config import GraphConfig
-    from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
+    from graph.config import GraphConfig
+    from graph.sync_facade import SyncGraphReader, SyncGraphWriter
 
     home = Path(tempfile.mkdtemp(prefix="gfj-"))
     try:

@@ -5,7 +5,7 @@ The PostgreSQL fixtures are the shared session ones registered in tests/conftest
 
 import pytest
 
-from connectors.graph.ledger import Ledger
+from graph.ledger.ledger import Ledger
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])

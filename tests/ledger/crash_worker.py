@@ -11,7 +11,7 @@ import sys
 
 import sqlalchemy as sa
 
-from connectors.graph.ledger import Ledger
+from graph.ledger.ledger import Ledger
 
 BATCH = 4
 

@@ -1,6 +1,6 @@
 import datetime as dt
 
-from connectors.graph.ledger import Ledger, backlog_growing, ledger_url_for_home
+from graph.ledger.ledger import Ledger, backlog_growing, ledger_url_for_home
 from tests.ledger.factory import DAY, make_episode, many
 
 
@@ -60,7 +60,7 @@ def test_runs_record_the_backlog_they_leave_behind(ledger):
 
 
 def test_backlog_growing_is_false_when_a_run_caught_up():
-    from connectors.graph.ledger_models import RunRow
+    from graph.ledger.models import RunRow
 
     runs = [RunRow(run_id=str(i), started_at=DAY + dt.timedelta(days=i), backlog=b) for i, b in enumerate([5, 9, 7, 8])]
     assert not backlog_growing(runs, 3)

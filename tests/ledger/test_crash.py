@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from connectors.graph.ledger import Ledger, Status
+from graph.ledger.ledger import Ledger, Status
 from tests.ledger.crash_worker import BATCH
 from tests.ledger.factory import many
 

@@ -5,10 +5,10 @@ loop in tests/llm/test_llm_ingest.py."""
 
 import pytest
 
-from connectors.graph.config import GraphConfig
-from connectors.graph.sync_facade import SyncGraphWriter
 from connectors.registry import fact_extractor
 from flow.ingest import IngestLimits, IngestStats, backfill_backlog, write_backlog
+from graph.config import GraphConfig
+from graph.sync_facade import SyncGraphWriter
 from ground.errors import ConfigError
 from tests.ledger.factory import many
 

@@ -1,7 +1,7 @@
 import threading
 
-from connectors.graph.ledger import Ledger, Status
-from connectors.graph.ledger_engine import CHUNK
+from graph.ledger.engine import CHUNK
+from graph.ledger.ledger import Ledger, Status
 from tests.ledger.factory import DAY, make_episode, many
 
 

@@ -3,9 +3,9 @@ import datetime as dt
 import pytest
 import sqlalchemy as sa
 
-from connectors.graph.ledger import Status
-from connectors.graph.ledger_engine import BAD_PAYLOAD
-from connectors.graph.ledger_models import MAX_ERROR_CHARS
+from graph.ledger.engine import BAD_PAYLOAD
+from graph.ledger.ledger import Status
+from graph.ledger.models import MAX_ERROR_CHARS
 from tests.ledger.factory import DAY, make_episode, many
 
 T0 = DAY + dt.timedelta(days=1)

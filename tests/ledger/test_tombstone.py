@@ -1,6 +1,6 @@
 import datetime as dt
 
-from connectors.graph.ledger import Status
+from graph.ledger.ledger import Status
 from tests.ledger.factory import DAY, make_episode
 
 

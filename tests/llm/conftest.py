@@ -28,7 +28,7 @@ def graph_home():
 
 @pytest.fixture
 def ledger(graph_home):
-    from connectors.graph.ledger import Ledger, ledger_url_for_home
+    from graph.ledger.ledger import Ledger, ledger_url_for_home
 
     book = Ledger(ledger_url_for_home(graph_home))
     yield book
@@ -41,8 +41,8 @@ def group_id() -> str:
 
 
 def llm_settings(server: ScriptedOpenAI, **overrides):
-    from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice
-    from connectors.graph.llm.settings import LLMSettings
+    from graph.llm.pricing import DEFAULT_PRICES, ModelPrice
+    from graph.llm.settings import LLMSettings
 
     prices = dict(DEFAULT_PRICES)
     prices["scripted-large"] = ModelPrice(input_per_mtok=1000.0, output_per_mtok=4000.0)  # big, so costs are visible
@@ -66,7 +66,7 @@ def llm_settings(server: ScriptedOpenAI, **overrides):
 
 
 def llm_config(home: Path, server: ScriptedOpenAI, *, mode: str = "llm", source: str = "email", **llm_overrides):
-    from connectors.graph.config import GraphConfig
+    from graph.config import GraphConfig
 
     return GraphConfig(home=home, extraction={source: mode}, llm=llm_settings(server, **llm_overrides))
 
@@ -112,8 +112,8 @@ def local_model():
 def real_llm_settings(model, **overrides):
     """LLMSettings for the local model: free (a $/token price is set so the budget code has something to add up),
     small answers (SmolLM2 loops until max_tokens; a small cap keeps each truncated answer cheap in CI seconds)."""
-    from connectors.graph.llm.pricing import DEFAULT_PRICES, ModelPrice
-    from connectors.graph.llm.settings import LLMSettings
+    from graph.llm.pricing import DEFAULT_PRICES, ModelPrice
+    from graph.llm.settings import LLMSettings
 
     prices = dict(DEFAULT_PRICES)
     prices[model.model] = ModelPrice(input_per_mtok=100.0, output_per_mtok=400.0)

@@ -8,8 +8,8 @@ from graphiti_core.llm_client.config import ModelSize
 from graphiti_core.prompts.extract_nodes import ExtractedEntities
 from graphiti_core.prompts.models import Message
 
-from connectors.graph.llm.client import LLMCallFailed, LLMOutputRejected, MeteredLLMClient
-from connectors.graph.llm.meter import UsageMeter
+from graph.llm.client import LLMCallFailed, LLMOutputRejected, MeteredLLMClient
+from graph.llm.meter import UsageMeter
 from tests.llm.conftest import llm_settings
 
 

@@ -6,7 +6,7 @@ import datetime as dt
 import itertools
 import re
 
-from connectors.graph.config import GraphConfig
+from graph.config import GraphConfig
 from pipelines.commands import main
 from tests.llm.conftest import T0, llm_config, mail
 from tests.llm.scripted_server import section

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from connectors.graph.llm.intent import CascadeUnit, LLMIntentCascade
-from connectors.graph.llm.store import LLMStore
+from graph.llm.intent import CascadeUnit, LLMIntentCascade
+from graph.llm.store import LLMStore
 from tests.llm.conftest import llm_settings
 from transforms.intent import llm_prompt as lp
 from transforms.intent.data import load_taxonomy

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from connectors.graph.llm.intent import LLMIntentCascade
-from connectors.graph.llm.settings import intent_cascade_settings
-from connectors.graph.llm.store import LLMStore
 from connectors.registry import source_traits
 from flow.episodes import stage_episodes
 from flow.staging import EPISODES, RAW, Staging
+from graph.llm.intent import LLMIntentCascade
+from graph.llm.settings import intent_cascade_settings
+from graph.llm.store import LLMStore
 from ground.records import Actor, SourceRecord
 from pipelines.commands import main
 from pipelines.commands.intent_eval import evaluate_file

@@ -5,13 +5,13 @@ import datetime as dt
 
 import pytest
 
-from connectors.graph.config import ConfigError, GraphConfig
-from connectors.graph.llm.chunking import chunk_episode, chunk_uuid, split_text
-from connectors.graph.llm.client import count_unparseable_dates, retry_after_seconds
-from connectors.graph.llm.estimate import CallProfile, estimate_episodes, fit_profile
-from connectors.graph.llm.pricing import ModelPrice, PriceTable
-from connectors.graph.llm.rate_limit import RateLimiter
-from connectors.graph.llm.settings import LLMSettings, llm_settings_from_env
+from graph.config import ConfigError, GraphConfig
+from graph.llm.chunking import chunk_episode, chunk_uuid, split_text
+from graph.llm.client import count_unparseable_dates, retry_after_seconds
+from graph.llm.estimate import CallProfile, estimate_episodes, fit_profile
+from graph.llm.pricing import ModelPrice, PriceTable
+from graph.llm.rate_limit import RateLimiter
+from graph.llm.settings import LLMSettings, llm_settings_from_env
 from tests.llm.conftest import mail
 
 

@@ -5,12 +5,12 @@ import datetime as dt
 
 import pytest
 
-from connectors.graph.config import GraphConfig
-from connectors.graph.ledger import ledger_url_for_home
-from connectors.graph.llm.store import LLMStore
-from connectors.graph.sync_facade import SyncGraphWriter
 from connectors.registry import fact_extractor
 from flow.ingest import IngestLimits, IngestStats, write_backlog
+from graph.config import GraphConfig
+from graph.ledger.ledger import ledger_url_for_home
+from graph.llm.store import LLMStore
+from graph.sync_facade import SyncGraphWriter
 from pipelines.commands import review
 from tests.llm.conftest import T0, llm_config, mail
 

@@ -10,13 +10,13 @@ import uuid
 
 import pytest
 
-from connectors.graph.config import GraphConfig
-from connectors.graph.ledger import ledger_url_for_home
-from connectors.graph.llm.guard import DATE_FLOOR, written_by_system_of_record
-from connectors.graph.llm.store import LLMStore
-from connectors.graph.sync_facade import SyncGraphWriter
 from connectors.registry import fact_extractor
 from flow.ingest import IngestLimits, IngestStats, write_backlog
+from graph.config import GraphConfig
+from graph.ledger.ledger import ledger_url_for_home
+from graph.llm.guard import DATE_FLOOR, written_by_system_of_record
+from graph.llm.store import LLMStore
+from graph.sync_facade import SyncGraphWriter
 from pipelines.commands import main
 from tests.llm.conftest import real_llm_settings
 from tests.llm.real_slice import sample_slice
@@ -126,7 +126,7 @@ def test_llm_check_shows_the_guard_at_work_on_a_real_model(local_model, monkeypa
     dropped = [d for p in probes for d in p["dropped"]]
     assert dropped and all(d["reason"] for d in dropped)
     # and nothing kept is ungrounded
-    from connectors.graph.llm.probe import PROBES, probe_episode
+    from graph.llm.probe import PROBES, probe_episode
 
     for probe, result in zip(PROBES, probes):
         ep = probe_episode(probe)
@@ -199,7 +199,7 @@ def test_the_budget_stop_and_the_nightly_cap_hold_on_a_real_model(local_model, e
 
 
 def test_the_intent_cascade_on_a_real_model_answers_a_label_or_keeps_the_local_one(local_model, tmp_path):
-    from connectors.graph.llm.intent import CascadeUnit, LLMIntentCascade
+    from graph.llm.intent import CascadeUnit, LLMIntentCascade
     from transforms.intent.data import load_taxonomy
     from transforms.intent.training import DEFAULT_TAXONOMY
     from transforms.intent.units import ClassifierInput

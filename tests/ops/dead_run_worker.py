@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 
-from connectors.graph.sync_facade import SyncGraphWriter
+from graph.sync_facade import SyncGraphWriter
 from pipelines import commands as cli
 
 

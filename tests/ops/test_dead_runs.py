@@ -17,9 +17,9 @@ import psutil
 import pytest
 
 from assets.resources import GraphResource, LedgerResource
-from connectors.graph.embedded_falkor import EmbeddedFalkor
 from flow.settings import REPO_ROOT
 from flow.staging import Staging
+from graph.embedded_falkor import EmbeddedFalkor
 from pipelines.dead_runs import WORKER_HOST, WORKER_PID, WORKER_STARTED, worker_gone, worker_tags
 from tests.pipeline.conftest import short_home
 

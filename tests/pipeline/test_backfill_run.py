@@ -11,9 +11,9 @@ import pytest
 from assets.partitions import daily_partitions
 from assets.resources import IngestConfig
 from assets.source_chain import BACKFILL_BULK, BACKFILL_TAG, graph_asset
-from connectors.graph.reader import GraphReader
-from connectors.graph.search_indexes import vector_indexes
 from flow.staging import EPISODES
+from graph.read.reader import GraphReader
+from graph.search_indexes import vector_indexes
 from tests.graph.group_writers import mails
 
 DAY = "2026-03-02"

@@ -11,10 +11,10 @@ import pytest
 
 from assets.resources import GraphResource, LedgerResource
 from assets.source_chain import build_source_chain
-from connectors.graph.embedded_falkor import EmbeddedFalkor
 from flow.ingest import IngestLimits, ingest
 from flow.settings import REPO_ROOT
 from flow.staging import Staging
+from graph.embedded_falkor import EmbeddedFalkor
 
 DAYS = [
     "2026-03-02",

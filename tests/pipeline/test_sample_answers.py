@@ -6,7 +6,7 @@ import datetime as dt
 import dagster as dg
 import pytest
 
-from connectors.graph.sync_facade import SyncGraphReader
+from graph.sync_facade import SyncGraphReader
 from pipelines.dagster_private import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 from pipelines.definitions import defs
 from tests.pipeline.conftest import sample_resources

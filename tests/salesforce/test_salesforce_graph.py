@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from connectors.graph.config import GraphConfig
-from connectors.graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from connectors.registry import episode_facts, traits_of
 from connectors.salesforce import SalesforceExportReader
 from connectors.salesforce.facts import salesforce_facts
+from graph.config import GraphConfig
+from graph.sync_facade import SyncGraphReader, SyncGraphWriter
 from ground.contract import split
 from transforms.build import EpisodeSettings, make_episode, record_text
 

@@ -1,4 +1,4 @@
-"""The LLM intent cascade's prompt and answer, as pure functions (the calls live in connectors/graph/llm/intent.py).
+"""The LLM intent cascade's prompt and answer, as pure functions (the calls live in graph/llm/intent.py).
 
 The prompt carries the taxonomy's definitions and the labelling guide (data/intent/guide.md, the rules the eval split
 was labelled by), and asks for exactly one label through a JSON schema whose `label` is an enum of the taxonomy's
