@@ -8,6 +8,8 @@ they measure cost, not relevance. Episodic nodes and MENTIONS edges are there be
 
 import datetime as dt
 import random
+import re
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +59,30 @@ class SyntheticGraph:
             lambda: f"Who posted to {rng.choice(LISTS)} about {rng.choice(TOPICS)}?",
         ]
         return [forms[i % len(forms)]() for i in range(n)]
+
+
+# What answers each question form, as a test on the fact's text (the facts are templates: see _plan).
+_ANSWERS = [
+    (re.compile(r"Who works at (.+)\?"), lambda m: rf"works at {re.escape(m[1])}$"),
+    (re.compile(r"Who is the contact person of (.+)\?"), lambda m: rf"is the contact person of {re.escape(m[1])}$"),
+    (
+        re.compile(r"What did (.+) send about the (.+)\?"),
+        lambda m: rf"^{re.escape(m[1])} sent .* about the {re.escape(m[2])}$",
+    ),
+    (re.compile(r"Who discussed (.+)\?"), lambda m: rf" discussed {re.escape(m[1])} \("),
+    (
+        re.compile(r"Who posted to (.+) about (.+)\?"),
+        lambda m: rf"posted to {re.escape(m[1])} about the {re.escape(m[2])}$",
+    ),
+]
+
+
+def answers(question: str, fact: str) -> bool:
+    """Whether the fact answers the question (its shape: "Who works at Acme Corp?" ~ "<person> works at Acme Corp")."""
+    for form, pattern in _ANSWERS:
+        if m := form.fullmatch(question):
+            return re.search(pattern(m), fact) is not None
+    return False
 
 
 def _id(*parts: Any) -> str:
@@ -158,10 +184,25 @@ def _statements(provider: GraphProvider, dim: int) -> dict[str, str]:
     }
 
 
-async def write_synthetic(writer: Any, group_id: str, facts: int, seed: int = 5) -> SyntheticGraph:
-    """Write the graph into the group (prepared by the writer's backend: graphiti's and search's indexes)."""
+def planned(group_id: str, facts: int, seed: int = 5) -> SyntheticGraph:
+    """The graph write_synthetic writes with these arguments (people, projects, hubs), without writing it: the
+    questions of a kept graph (bench/search_bench.py --keep)."""
+    return _plan(group_id, facts, seed)[0]
+
+
+async def written_facts(writer: Any, group_id: str) -> int:
+    """How many facts the group holds (0 for a new group): a kept graph of the asked size is not written again."""
+    rows = await writer.backend.query(group_id, "MATCH ()-[e:RELATES_TO]->() RETURN count(e) AS n")
+    return int(rows[0]["n"]) if rows else 0
+
+
+async def write_synthetic(
+    writer: Any, group_id: str, facts: int, seed: int = 5, ef_construction: int | None = None
+) -> SyntheticGraph:
+    """Write the graph into the group (prepared by the writer's backend: graphiti's and search's indexes), as a bulk
+    backfill would: UNWIND batches, the vector indexes dropped during the load and built once after it."""
     from graph.pins import SCHEMA_VERSION, graphiti_version
-    from graph.search_indexes import await_indexes, drop_vector_indexes, ensure_vector_indexes
+    from graph.search_indexes import drop_vector_indexes
     from graph.write.structured_writes import MERGE_META
 
     graph, entities, edges, episodes, mentions = _plan(group_id, facts, seed)
@@ -170,8 +211,10 @@ async def write_synthetic(writer: Any, group_id: str, facts: int, seed: int = 5)
     statements = _statements(driver.provider, dim)
     await drop_vector_indexes(driver, group_id, dim)  # built once after the load: ~3x faster
     for key, rows in (("entities", entities), ("episodes", episodes), ("edges", edges), ("mentions", mentions)):
+        t = time.perf_counter()
         for start in range(0, len(rows), BATCH):
             await writer.backend.query(group_id, statements[key], rows=rows[start : start + BATCH], g=group_id)
+        print(f"  wrote {len(rows):,} {key} in {time.perf_counter() - t:.1f} s", flush=True)
     meta = MERGE_META.replace("$group_id", "$g")  # backend.query's first argument is already called group_id
     await writer.backend.query(
         group_id,
@@ -183,6 +226,33 @@ async def write_synthetic(writer: Any, group_id: str, facts: int, seed: int = 5)
         schema_version=SCHEMA_VERSION,
         graphiti_version=graphiti_version(),
     )
-    await ensure_vector_indexes(driver, group_id, dim)
-    await await_indexes(driver, group_id)
+    await build_indexes(writer, group_id, ef_construction)
     return graph
+
+
+async def build_indexes(writer: Any, group_id: str, ef_construction: int | None = None) -> None:
+    """The vector indexes, created if missing, and every index online (a restarted FalkorDB rebuilds them).
+
+    ef_construction (FalkorDB): the HNSW build breadth instead of the server's default (200), for a graph too large to
+    index in the bench's time (1M random vectors: the build dominates the load). Queries still search with the
+    production efRuntime; a narrower build costs recall, not query time."""
+    from graph.connection import is_neo4j
+    from graph.search_indexes import FALKOR_EF_RUNTIME, VECTOR_TARGETS, await_indexes, ensure_vector_indexes
+
+    driver = await writer.backend.driver(group_id)
+    dim = int(writer.config.embedding_dim)
+    t = time.perf_counter()
+    if ef_construction and not is_neo4j(driver):
+        for pattern, var, prop in VECTOR_TARGETS:
+            try:
+                await driver.client.select_graph(group_id).query(
+                    f"CREATE VECTOR INDEX FOR {pattern} ON ({var}.{prop}) OPTIONS {{dimension: {dim}, "
+                    f"similarityFunction: 'cosine', efRuntime: {FALKOR_EF_RUNTIME}, "
+                    f"efConstruction: {int(ef_construction)}}}"
+                )
+            except Exception as exc:  # a kept graph's index
+                if "already indexed" not in str(exc).lower():
+                    raise
+    created = await ensure_vector_indexes(driver, group_id, dim)
+    await await_indexes(driver, group_id)
+    print(f"  indexes online in {time.perf_counter() - t:.1f} s (created: {', '.join(created) or 'none'})", flush=True)

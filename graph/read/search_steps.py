@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from graph.connection import group_filter, is_neo4j
+from graph.read import fulltext_ladder
 from graph.read.search_errors import DatabaseStepError, database_errors, step_failure
 from graph.search_indexes import NEO4J_EDGE_FULLTEXT, NEO4J_NODE_FULLTEXT, neo4j_vector_index
 
@@ -275,17 +276,8 @@ class SearchSteps:
             )
             found = await self._widening(call, "DESC", pool, moment, q=text)
             return found or []  # the Lucene query filters the group: past MAX_POOL, what was found is the answer
-        holds = HOLDS if moment is not None else "true"
-        extra = {"at": self.at(moment)} if moment is not None else {}
-        rows = await self.rows(
-            "CALL db.idx.fulltext.queryRelationships('RELATES_TO', $q) YIELD relationship AS e, score "
-            f"WITH e, score WHERE {holds} AND {self._edges('e')} WITH e, score ORDER BY score DESC LIMIT $k "
-            f"WITH e, score, startNode(e) AS s, endNode(e) AS o RETURN {self.columns} ORDER BY score DESC",
-            q=text,
-            k=pool,
-            **extra,
-        )
-        return [Edge.from_row(r) for r in rows]
+        # FalkorDB yields every match (no top-k): a large group's hub words are read in stages (fulltext_ladder)
+        return await fulltext_ladder.edge_fulltext(self, text, pool, moment, HOLDS if moment is not None else "true")
 
     # ------------------------------------------------------------------ graph step
 
