@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 
 from bench.synthetic_graph import write_synthetic
+from connectors.registry import fact_extractor
 from graph.fulltext import falkor_fulltext_query
 from graph.read import fulltext_ladder
 from graph.read.fulltext_ladder import falkor_words, ladder
@@ -41,7 +42,7 @@ def test_a_large_match_is_read_in_stages_and_facts_with_every_word_come_first(gr
     from tests.graph.conftest import graph_config
 
     async def run():
-        async with GraphWriter(graph_config("falkordb-embedded", graph_home)) as writer:
+        async with GraphWriter(graph_config("falkordb-embedded", graph_home), extractor=fact_extractor()) as writer:
             # given a synthetic company of 2,000 facts whose hub words match hundreds of them
             await write_synthetic(writer, group_id, 2000)
             driver = await writer.backend.driver(group_id)
