@@ -2,13 +2,17 @@
 gives: checked over generated plain messages (headers folded, encoded, 8-bit, repeated; bodies in ASCII, UTF-8,
 CRLF, empty) and over every message of the shared corpus's mail archives that it accepts."""
 
+import datetime as dt
+import io
 import random
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 
 import pytest
 
+from connectors.email.dates import _canonical_date, parse_rfc5322_date
 from connectors.email.mbox_scan import iter_mbox
 from connectors.email.plain_message import read_plain
 from connectors.email.records import (
@@ -19,7 +23,7 @@ from connectors.email.records import (
     record_from_bytes,
     record_from_message,
 )
-from ground.records import Origin, RecordFailure, SourceRecord
+from ground.records import Origin, RecordFailure, SourceRecord, as_utc
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "email"
 ORIGIN = Origin(file="x.mbox", index=3, offset=10)
@@ -127,7 +131,7 @@ def corpus_messages() -> Iterator[tuple[str, bytes, str | None]]:
 
     def of(where: str, data: bytes) -> Iterator[tuple[str, bytes, str | None]]:
         if data.startswith(b"From ") or where.lower().endswith((".mbox", ".mbx")):
-            for message in iter_mbox(__import__("io").BytesIO(data)):
+            for message in iter_mbox(io.BytesIO(data)):
                 if message.data is not None:
                     yield f"{where}#{message.index}", message.data, message.from_line
         else:
@@ -156,3 +160,39 @@ def test_every_plain_corpus_message_gives_the_stdlib_record():
         accepted.append(where)
         assert_same_as_stdlib(data, from_line)
     assert len(accepted) >= 50, accepted  # the corpus holds many plain messages: the comparison is not vacuous
+
+
+def test_canonical_dates_read_as_the_stdlib_reads_them():
+    """parse_rfc5322_date reads ``Mon, 04 May 2026 10:00:00 +0000`` itself: same moment, same zone, same error as
+    parsedate_to_datetime + as_utc, out-of-range days, times, offsets and two-digit-style years included."""
+    rng = random.Random(30)
+    days, months = ["Mon, ", "Sun, ", "", "Foo, "], ["Jan", "feb", "MAY", "Dec", "Xyz", "Sept"]
+    read_directly = 0
+    for _ in range(20_000):
+        value = (
+            f"{rng.choice(days)}{rng.randint(0, 32)} {rng.choice(months)} "
+            f"{rng.choice(['0050', '0100', '1970', '2026', '9999', '0001'])} {rng.randint(0, 25):02d}:"
+            f"{rng.randint(0, 61):02d}:{rng.randint(0, 61):02d} {rng.choice('+-')}{rng.randint(0, 2500):04d}"
+        )
+        expected, found = outcome(stdlib_date, value), outcome(parse_rfc5322_date, value)
+        assert (expected, repr(expected)) == (found, repr(found)), value
+        try:
+            read_directly += _canonical_date(value) is not None
+        except (ValueError, OverflowError):
+            pass
+    assert read_directly > 3_000  # the direct reading was exercised, not only the fallback
+
+
+def stdlib_date(value: str) -> dt.datetime | None:
+    try:
+        parsed = parsedate_to_datetime(" ".join(value.split()))
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return as_utc(parsed) if parsed is not None else None
+
+
+def outcome(parse: Callable[[str], dt.datetime | None], value: str) -> object:
+    try:
+        return parse(value)
+    except Exception as exc:  # noqa: BLE001 - the error itself is compared
+        return type(exc).__name__
