@@ -18,7 +18,9 @@ from email.policy import Policy
 # line without a name or a colon is handled by the stdlib path), or a continuation after the first line.
 _FIELD = re.compile(r"[\x21-\x39\x3b-\x7e]+:")
 # Content-Type values whose body get_content decodes with that charset (absent: ASCII) and nothing else.
-_PLAIN_TYPE = re.compile(r'[ \t]*text/plain[ \t]*(?:;[ \t]*charset=(?:"(us-ascii|utf-8)"|(us-ascii|utf-8))[ \t]*)?', re.I)
+_PLAIN_TYPE = re.compile(
+    r'[ \t]*text/plain[ \t]*(?:;[ \t]*charset=(?:"(us-ascii|utf-8)"|(us-ascii|utf-8))[ \t]*)?', re.I
+)
 _IDENTITY_ENCODING = re.compile(r"[ \t]*(?:7bit|8bit)[ \t]*", re.I)
 # Headers whose presence or repetition changes how the stdlib reads the body: left to it.
 _BODY_HEADERS = ("content-type", "content-transfer-encoding")

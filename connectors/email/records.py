@@ -21,7 +21,6 @@ from connectors.email.identity import (
     normalise_message_id,
     synthetic_key,
 )
-from connectors.email.plain_message import read_plain
 from connectors.email.mime_parts import (
     all_defects,
     attachments,
@@ -32,6 +31,7 @@ from connectors.email.mime_parts import (
     raw_header,
     raw_headers,
 )
+from connectors.email.plain_message import read_plain
 from ground.records import Actor, Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 
 SOURCE = "email"
