@@ -26,8 +26,7 @@ class MboxMessage:
     size: int  # message size in bytes (counted even when data was dropped)
 
 
-def is_blank(line: bytes) -> bool:
-    return line in (b"\n", b"\r\n", b"\r")
+_BLANK = (b"\n", b"\r\n", b"\r")  # a blank line, whatever its line ending
 
 
 def iter_mbox(stream: BinaryIO, max_bytes: int = 50_000_000) -> Iterator[MboxMessage]:
@@ -68,11 +67,11 @@ def iter_mbox(stream: BinaryIO, max_bytes: int = 50_000_000) -> Iterator[MboxMes
             if not over:
                 parts.append(pending_blank)
             pending_blank = None
-        previous_blank = is_blank(line)
+        previous_blank = line in _BLANK
         if previous_blank:
             pending_blank = line
             continue
-        if _QUOTED_FROM.match(line):
+        if line[:1] == b">" and _QUOTED_FROM.match(line):
             line = line[1:]
         size += len(line)
         if over:

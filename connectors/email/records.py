@@ -31,6 +31,7 @@ from connectors.email.mime_parts import (
     raw_header,
     raw_headers,
 )
+from connectors.email.plain_message import read_plain
 from ground.records import Actor, Attachment, ErrorClass, Origin, Participant, RecordFailure, SourceRecord
 
 SOURCE = "email"
@@ -135,19 +136,26 @@ def record_from_bytes(data: bytes, origin: Origin, from_line: str | None = None)
     if data.startswith(UTF8_BOM):  # editors and some exporters write one; it is not part of the first header
         data = data[len(UTF8_BOM) :]
     try:
-        msg = parse_message(data)
+        plain = read_plain(data, MAIL_POLICY)  # plain single-part text: the stdlib's parse and body lookup skipped
+        msg = plain[0] if plain is not None else parse_message(data)
     except Exception as exc:  # noqa: BLE001
         return failure(origin, ErrorClass.parse_error, f"the email parser gave up: {type(exc).__name__}: {exc}")
     reason = not_mail_reason(data, msg, in_mbox=from_line is not None)
     if reason:
         return failure(origin, ErrorClass.parse_error, reason)
-    return record_from_message(msg, origin, from_line)
+    return record_from_message(msg, origin, from_line, None if plain is None else plain[1])
 
 
-def record_from_message(msg: Message, origin: Origin, from_line: str | None = None) -> SourceRecord | RecordFailure:
+def record_from_message(
+    msg: Message, origin: Origin, from_line: str | None = None, plain_body: str | None = None
+) -> SourceRecord | RecordFailure:
+    """``plain_body``: the body text when read_plain already found it (a single text/plain part, no attachment,
+    no defect), else None and the stdlib finds it."""
     key = None
     try:
         key = normalise_message_id(raw_header(msg, "Message-ID"))
+        if plain_body is not None:
+            return build_record(msg, plain_body, "plain", [], [], origin, from_line)
         body_part = find_body_part(msg)
         body, body_kind = body_text(body_part)
         files = attachments(msg, body_part)
