@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The checks that keep the layers straight (run by `make test`, hence CI): ruff lint + format check, import-linter
 # layer contracts (pyproject [tool.importlinter]), mypy --strict (pyproject [tool.mypy] files: the ground layer, flow/,
-# the source registry and spec, the graph sink interface and its write part: writer, write_context, structured_writes,
-# tombstones, llm_extraction), and the tree rules ruff cannot express (scripts/check_tree.py: 400-line modules, tests
+# the source registry and spec, the whole of graph/write), and the tree rules ruff cannot express (scripts/check_tree.py: 400-line modules, tests
 # that assert).
 # `scripts/lint.sh --fix` applies ruff's safe fixes and formats the tree first.
 set -euo pipefail
