@@ -13,18 +13,18 @@ from pipelines import commands as cli
 
 
 def main(kill_at_batch: int, argv: list[str]) -> int:
-    write_batch = SyncGraphWriter.write_batch
+    write = SyncGraphWriter.write  # the ingest loop's call (GraphSink.write)
     written = 0
 
     def write_then_die(self, *args, **kwargs):
         nonlocal written
-        result = write_batch(self, *args, **kwargs)
+        result = write(self, *args, **kwargs)
         written += 1
         if written == kill_at_batch:
             os.kill(os.getpid(), signal.SIGKILL)
         return result
 
-    SyncGraphWriter.write_batch = write_then_die
+    SyncGraphWriter.write = write_then_die
     return cli.main(argv)
 
 

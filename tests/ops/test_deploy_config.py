@@ -153,7 +153,7 @@ def _env_names_read_by_code() -> set[str]:
     pattern = re.compile(r'"((?:GRAPHFEED|NEO4J|FALKORDB|DAGSTER)_[A-Z0-9_]+)"')
     files = [
         *(p for d in ("pipelines", "assets", "flow") for p in (REPO_ROOT / d).rglob("*.py")),
-        REPO_ROOT / "connectors" / "graph" / "llm" / "settings.py",
+        REPO_ROOT / "graph" / "llm" / "settings.py",
     ]
     from connectors.registry import specs
 
