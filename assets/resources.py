@@ -8,7 +8,7 @@ from typing import Any
 import dagster as dg
 from pydantic import PrivateAttr, SecretStr
 
-from flow.ingest import IngestLimits
+from flow.ingest import MAX_EPISODES_PER_RUN, IngestLimits
 from flow.staging import Staging
 from transforms.build import EpisodeSettings
 from transforms.clip import DEFAULT_MAX_TEXT_CHARS
@@ -190,7 +190,7 @@ class IngestConfig(dg.ConfigurableResource):
     """Bounds of one graph ingestion run; what they leave out stays pending in the ledger for the next night."""
 
     batch_size: int = _LIMITS.batch_size  # the defaults are IngestLimits' (flow/ingest.py), declared once there
-    max_episodes_per_run: int = _LIMITS.max_episodes
+    max_episodes_per_run: int = MAX_EPISODES_PER_RUN
     max_cost_per_run_usd: float = _LIMITS.max_cost_usd
     max_attempts: int = _LIMITS.max_attempts
     retry_backoff_seconds: float = _LIMITS.backoff_seconds

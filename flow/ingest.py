@@ -27,12 +27,12 @@ from ground.errors import ConfigError
 
 log = logging.getLogger(__name__)
 FATAL = (ConfigError, EmbedderMismatch)  # configuration problems: stop the run, never blame an episode
-BACKFILL_MAX_EPISODES = 10**12  # a backfill writes its whole backlog (the cost bound still applies)
+MAX_EPISODES_PER_RUN = 5000  # a nightly run's default bound; what it leaves stays pending for the next night
 
 
 class IngestLimits(BaseModel):
     batch_size: int = 50
-    max_episodes: int = 5000
+    max_episodes: int | None = MAX_EPISODES_PER_RUN  # None: no per-run bound (a backfill writes its whole backlog)
     max_cost_usd: float = 5.0
     max_attempts: int = 3
     backoff_seconds: float = 300.0
@@ -217,14 +217,15 @@ def write_backlog(ledger: Ledger, sink: GraphSink, source: str, limits: IngestLi
     """
     announce = getattr(sink, "coming", None)
     while True:
-        if stats.attempted >= limits.max_episodes:
+        left = None if limits.max_episodes is None else limits.max_episodes - stats.attempted
+        if left is not None and left <= 0:
             stats.stopped_by = "max_episodes"
             break
         if stats.cost_usd >= limits.max_cost_usd:
             stats.stopped_by = "max_cost"
             break
-        size = min(limits.batch_size, limits.max_episodes - stats.attempted)
-        ahead = min(limits.batch_size, limits.max_episodes - stats.attempted - size) if announce else 0
+        size = limits.batch_size if left is None else min(limits.batch_size, left)
+        ahead = (limits.batch_size if left is None else min(limits.batch_size, left - size)) if announce else 0
         window = ledger.claim(size + ahead, sources=[source])
         batch = window[:size]
         if not batch:
@@ -274,7 +275,7 @@ def backfill_backlog(ledger: Ledger, sink: BulkSink, source: str, limits: Ingest
     Killed mid-way, the rerun writes what is pending (the ledger) and builds the indexes at its end; stopped by an
     error, the indexes are built before it is raised, so a failed backfill never leaves search without them."""
     try:
-        write_backlog(ledger, sink, source, limits.model_copy(update={"max_episodes": BACKFILL_MAX_EPISODES}), stats)
+        write_backlog(ledger, sink, source, limits.model_copy(update={"max_episodes": None}), stats)
     except Exception:
         try:
             sink.build_vector_indexes()
