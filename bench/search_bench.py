@@ -21,6 +21,7 @@ the ratio, degraded answers, which targets are met (p50 < 100 ms, p95 < 200 ms, 
 import argparse
 import asyncio
 import datetime as dt
+import gc
 import json
 import logging
 import os
@@ -37,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.synthetic_graph import SPAN_DAYS, START, answers, build_indexes, planned, write_synthetic, written_facts  # noqa: E402
 from connectors.registry import fact_extractor  # noqa: E402
 from graph.config import GraphConfig  # noqa: E402
+from graph.falkor_read import ReadGraph  # noqa: E402
 from graph.read import fulltext_ladder  # noqa: E402
 from graph.read.reader import GraphReader  # noqa: E402
 from graph.read.search import as_of_filter, candidates, search_config  # noqa: E402
@@ -64,15 +66,38 @@ def moments(n: int, seed: int = 3) -> list[dt.datetime]:
 
 
 class StepTimes:
-    """Wall time of each search step, per search (bench only: SearchSteps.step and the embedder wrapped)."""
+    """Wall time of each search step, per search (bench only: SearchSteps.step and the embedder wrapped), and per
+    search the server's own execution time (FalkorDB's reply statistics) and the client's GC pauses: --slowest N
+    prints the N slowest searches step by step (which question, which step: the >1 s outliers of issue 34)."""
 
     def __init__(self) -> None:
         self.ms: dict[str, list[float]] = {}
         self.on = False
+        self.search: dict[str, float] = {}  # this search's steps (ms; a step run twice adds up)
+        self.searches: list[tuple[float, str, dict[str, float]]] = []  # (total ms, question @ date, steps)
+        self.gc_ms = 0.0
+        self._gc_t = 0.0
 
     def add(self, name: str, t: float) -> None:
         if self.on:
-            self.ms.setdefault(name, []).append((time.perf_counter() - t) * 1000)
+            ms = (time.perf_counter() - t) * 1000
+            self.ms.setdefault(name, []).append(ms)
+            self.search[name] = self.search.get(name, 0.0) + ms
+
+    def _gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_t = time.perf_counter()
+        else:
+            self.gc_ms += (time.perf_counter() - self._gc_t) * 1000
+
+    def begin(self) -> None:
+        self.search = {}
+        self.gc_ms = 0.0
+
+    def end(self, total_ms: float, label: str) -> None:
+        if self.on:
+            self.search["client GC"] = self.gc_ms
+            self.searches.append((total_ms, label, self.search))
 
     def install(self, writer: GraphWriter) -> None:
         step, create, times = SearchSteps.step, writer.embedder.create, self
@@ -93,13 +118,37 @@ class StepTimes:
 
         SearchSteps.step = timed_step  # type: ignore[method-assign]
         writer.embedder.create = timed_create  # type: ignore[method-assign]
+        ro_query = ReadGraph.ro_query
+
+        async def timed_ro_query(graph: ReadGraph, *args: object, **kwargs: object) -> object:
+            result = await ro_query(graph, *args, **kwargs)
+            for line in result.statistics or []:  # "Query internal execution time: 1.2 milliseconds"
+                if times.on and str(line).startswith("Query internal execution time"):
+                    ms = float(str(line).split(":")[1].split()[0])
+                    times.search["server (sum)"] = times.search.get("server (sum)", 0.0) + ms
+                    times.search["queries"] = times.search.get("queries", 0.0) + 1
+            return result
+
+        ReadGraph.ro_query = timed_ro_query  # type: ignore[method-assign]
+        gc.callbacks.append(self._gc)
 
     def show(self, label: str) -> None:
-        print(f"  steps, {label} (p50 / p95 ms, n):")
+        print(f"  steps, {label} (p50 / p95 / max ms, n):")
         for name, ms in self.ms.items():
             s = stats(ms)
-            print(f"    {name:<20} {s['p50']:7.1f} / {s['p95']:7.1f}  n={s['n']}")
+            print(f"    {name:<20} {s['p50']:7.1f} / {s['p95']:7.1f} / {s['max']:7.1f}  n={s['n']}")
+        for key in ("server (sum)", "queries", "client GC"):
+            values = [steps.get(key, 0.0) for _, _, steps in self.searches]
+            if values:
+                s = stats(values)
+                print(f"    {key:<20} {s['p50']:7.1f} / {s['p95']:7.1f} / {s['max']:7.1f}  per search")
         self.ms = {}
+
+    def show_slowest(self, n: int) -> None:
+        for total, label, steps in sorted(self.searches, key=lambda x: -x[0])[:n]:
+            parts = ", ".join(f"{k} {v:.1f}" for k, v in steps.items())
+            print(f"  slow: {total:7.1f} ms  {label}: {parts}")
+        self.searches = []
 
 
 STEPS = StepTimes()
@@ -116,15 +165,17 @@ ANSWERS: dict[str, list[str]] = {}  # "question @ date" -> the hits' uuids, best
 SHAPES = {"answering": 0, "first": 0, "asked": 0}  # facts of the top LIMIT that answer the question (by shape)
 
 
-async def graphfeed(writer: GraphWriter, group_id: str, questions: list[str], at: list[dt.datetime | None]):
+async def graphfeed(reader: GraphReader, group_id: str, questions: list[str], at: list[dt.datetime | None]):
     ms, degraded = [], 0
-    reader = GraphReader.sharing(writer)
     for question, moment in zip(questions, at):
+        key = f"{group_id} {question} @ {moment.isoformat() if moment else 'now'}"
+        STEPS.begin()
         t = time.perf_counter()
         hits = await reader.search_facts(question, group_id=group_id, as_of=moment, limit=LIMIT)
         ms.append((time.perf_counter() - t) * 1000)
+        STEPS.end(ms[-1], key)
         degraded += bool(hits.degraded)
-        ANSWERS[f"{group_id} {question} @ {moment.isoformat() if moment else 'now'}"] = [h.uuid for h in hits]
+        ANSWERS[key] = [h.uuid for h in hits]
         right = [answers(question, h.fact) for h in hits]
         SHAPES["answering"] += sum(right)
         SHAPES["first"] += bool(right[:1] and right[0])
@@ -178,6 +229,29 @@ async def baseline(
     return ms, cut
 
 
+async def ask(
+    reader: GraphReader,
+    group_id: str,
+    questions: list[str],
+    dates: list[dt.datetime],
+    warm: list[str],
+    args: argparse.Namespace,
+) -> tuple[list[float], int, list[float], int]:
+    """The warm-up, then the questions now and as of their dates (step times with --steps)."""
+    await graphfeed(reader, group_id, warm, [None] * len(warm))
+    await graphfeed(reader, group_id, warm, moments(len(warm), seed=99))
+    ANSWERS.clear()  # the warm-up's
+    SHAPES.update(answering=0, first=0, asked=0)
+    STEPS.on = args.steps
+    now, d_now = await graphfeed(reader, group_id, questions, [None] * len(questions))
+    STEPS.show("now") if args.steps else None
+    asof, d_asof = await graphfeed(reader, group_id, questions, dates)
+    STEPS.show("as of a date") if args.steps else None
+    STEPS.show_slowest(args.slowest) if args.steps else None
+    STEPS.on = False
+    return now, d_now, asof, d_asof
+
+
 async def run_size(writer: GraphWriter, size: int, args: argparse.Namespace) -> dict:
     group_id = f"bench_{size}"
     t = time.perf_counter()
@@ -207,16 +281,11 @@ async def run_size(writer: GraphWriter, size: int, args: argparse.Namespace) -> 
     questions = graph.questions(args.queries)
     dates = moments(args.queries)
     warm = graph.questions(args.warmup, seed=99)  # other questions: caches and JIT, not these answers
-    await graphfeed(writer, group_id, warm, [None] * len(warm))
-    await graphfeed(writer, group_id, warm, moments(len(warm), seed=99))
-    ANSWERS.clear()  # the warm-up's
-    SHAPES.update(answering=0, first=0, asked=0)
-    STEPS.on = args.steps
-    now, d_now = await graphfeed(writer, group_id, questions, [None] * len(questions))
-    STEPS.show("now") if args.steps else None
-    asof, d_asof = await graphfeed(writer, group_id, questions, dates)
-    STEPS.show("as of a date") if args.steps else None
-    STEPS.on = False
+    if args.client == "read":  # the CLI's and MCP server's reader: its own connections (FalkorDB: graph/resp.py)
+        async with GraphReader(writer.config, embedder=writer.embedder, clock=writer.clock) as reader:
+            now, d_now, asof, d_asof = await ask(reader, group_id, questions, dates, warm, args)
+    else:  # the writer's connections (FalkorDB: redis-py and the falkordb client, as before 2026-12-07)
+        now, d_now, asof, d_asof = await ask(GraphReader.sharing(writer), group_id, questions, dates, warm, args)
     if args.answers:
         if args.answers.exists():
             compare_answers(args.answers, ANSWERS)
@@ -285,6 +354,13 @@ def main() -> None:
     parser.add_argument("--answers", type=Path, default=None, help="write the hits here, or compare with them")
     parser.add_argument("--fulltext-exact", action="store_true", help="FalkorDB full-text: every match scored")
     parser.add_argument("--steps", action="store_true", help="p50 per search step")
+    parser.add_argument("--slowest", type=int, default=5, help="with --steps: the slowest searches step by step")
+    parser.add_argument(
+        "--client",
+        choices=["read", "writer"],
+        default="read",
+        help="search through the CLI's read client (default) or the writer's connections (before 2026-12-07)",
+    )
     parser.add_argument("--keep", type=Path, default=None, help="graphs kept in (and reused from) this directory")
     args = parser.parse_args()
     if args.fulltext_exact:

@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import datetime as dt
 import re
+from collections.abc import Awaitable
 from typing import Any
 
 from graph.connection import group_filter, is_neo4j
@@ -281,30 +282,45 @@ class SearchSteps:
 
     # ------------------------------------------------------------------ graph step
 
-    async def entity_origins(self, text: str, vec: list[float], count: int, exact: bool = False) -> list[list[str]]:
-        """Entities the question names: ranked uuid lists from the name full-text index and the name vectors."""
-        lists = []
-        if text:
-            if self.neo4j:
-                cypher = (
-                    f"CALL db.index.fulltext.queryNodes('{NEO4J_NODE_FULLTEXT}', $q, {{limit: $k}}) "
-                    "YIELD node, score WITH node, score WHERE node:Entity "
-                    "RETURN node.uuid AS uuid ORDER BY score DESC"
-                )
-            else:
-                cypher = (
-                    "CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node, score "
-                    "RETURN node.uuid AS uuid ORDER BY score DESC LIMIT $k"
-                )
-            lists.append([r["uuid"] for r in await self.rows(cypher, q=text, k=count)])
+    async def entity_origins(
+        self, text: str, vec: list[float] | Awaitable[list[float]], count: int, exact: bool = False
+    ) -> list[list[str]]:
+        """Entities the question names: ranked uuid lists from the name full-text index and the name vectors, asked
+        concurrently (the full-text one does not wait for the question's embedding when `vec` is still coming)."""
+        by_name, by_vector = await asyncio.gather(
+            self.entity_names(text, count), self.entity_vectors(vec, count, exact)
+        )
+        return ([by_name] if text else []) + by_vector
+
+    async def entity_names(self, text: str, count: int) -> list[str]:
+        if not text:
+            return []
+        if self.neo4j:
+            cypher = (
+                f"CALL db.index.fulltext.queryNodes('{NEO4J_NODE_FULLTEXT}', $q, {{limit: $k}}) "
+                "YIELD node, score WITH node, score WHERE node:Entity "
+                "RETURN node.uuid AS uuid ORDER BY score DESC"
+            )
+        else:
+            cypher = (
+                "CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node, score "
+                "RETURN node.uuid AS uuid ORDER BY score DESC LIMIT $k"
+            )
+        return [r["uuid"] for r in await self.rows(cypher, q=text, k=count)]
+
+    async def entity_vectors(
+        self, vec: list[float] | Awaitable[list[float]], count: int, exact: bool = False
+    ) -> list[list[str]]:
+        """[the name-vector list]: the index top-k; exact, or on Neo4j past MAX_POOL with too few of the group's
+        entities, a scan of the group's names."""
+        vec = vec if isinstance(vec, list) else await vec
         cosine, order = self._cosine("name_embedding", "node")
         if exact:
             cypher = (
                 f"MATCH (node:Entity) WHERE {self._group('node')} WITH node, {cosine} AS score "
                 f"ORDER BY score {order} LIMIT $k RETURN node.uuid AS uuid"
             )
-            lists.append([r["uuid"] for r in await self.rows(cypher, vec=vec, k=count, g=self.group_id)])
-            return lists
+            return [[r["uuid"] for r in await self.rows(cypher, vec=vec, k=count, g=self.group_id)]]
         if self.neo4j:
             cypher = (
                 f"CALL db.index.vector.queryNodes('{neo4j_vector_index('name_embedding', len(vec))}', $k, "
@@ -318,9 +334,8 @@ class SearchSteps:
             )
         found = await self._widen(cypher, count, lambda r: r["keep"], vec=vec, g=self.group_id)
         if found is None:
-            return lists + await self.entity_origins("", vec, count, exact=True)
-        lists.append([r["uuid"] for r in found])
-        return lists
+            return await self.entity_vectors(vec, count, exact=True)
+        return [[r["uuid"] for r in found]]
 
     async def around(self, origins: list[str], vec: list[float], pool: int, moment: dt.datetime | None) -> list[Edge]:
         """Facts touching the origin entities, closest to the question first: depth 1, at most LOCAL_SCAN edges."""
