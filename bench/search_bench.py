@@ -77,6 +77,8 @@ class StepTimes:
         self.searches: list[tuple[float, str, dict[str, float]]] = []  # (total ms, question @ date, steps)
         self.gc_ms = 0.0
         self._gc_t = 0.0
+        self._cpu = 0.0
+        self._shown = 0  # searches already summed by show()
 
     def add(self, name: str, t: float) -> None:
         if self.on:
@@ -93,10 +95,12 @@ class StepTimes:
     def begin(self) -> None:
         self.search = {}
         self.gc_ms = 0.0
+        self._cpu = time.process_time()
 
     def end(self, total_ms: float, label: str) -> None:
         if self.on:
             self.search["client GC"] = self.gc_ms
+            self.search["client CPU"] = (time.process_time() - self._cpu) * 1000  # every thread: embedding too
             self.searches.append((total_ms, label, self.search))
 
     def install(self, writer: GraphWriter) -> None:
@@ -137,18 +141,19 @@ class StepTimes:
         for name, ms in self.ms.items():
             s = stats(ms)
             print(f"    {name:<20} {s['p50']:7.1f} / {s['p95']:7.1f} / {s['max']:7.1f}  n={s['n']}")
-        for key in ("server (sum)", "queries", "client GC"):
-            values = [steps.get(key, 0.0) for _, _, steps in self.searches]
+        for key in ("server (sum)", "queries", "client CPU", "client GC"):
+            values = [steps.get(key, 0.0) for _, _, steps in self.searches[self._shown :]]
             if values:
                 s = stats(values)
                 print(f"    {key:<20} {s['p50']:7.1f} / {s['p95']:7.1f} / {s['max']:7.1f}  per search")
         self.ms = {}
+        self._shown = len(self.searches)
 
     def show_slowest(self, n: int) -> None:
         for total, label, steps in sorted(self.searches, key=lambda x: -x[0])[:n]:
             parts = ", ".join(f"{k} {v:.1f}" for k, v in steps.items())
             print(f"  slow: {total:7.1f} ms  {label}: {parts}")
-        self.searches = []
+        self.searches, self._shown = [], 0
 
 
 STEPS = StepTimes()
@@ -237,7 +242,18 @@ async def ask(
     warm: list[str],
     args: argparse.Namespace,
 ) -> tuple[list[float], int, list[float], int]:
-    """The warm-up, then the questions now and as of their dates (step times with --steps)."""
+    """The warm-up, then the questions now and as of their dates (step times with --steps).
+
+    The bench process holds graphiti, the writer and the drivers: a full (generation 2) collection walks all of it and
+    paused single searches by 0.2-0.4 s under load (--steps' "client GC"). A long-lived reader would freeze its
+    start-up heap the same way (gc.freeze: later collections skip it); --no-gc-freeze shows the pauses."""
+    t = time.perf_counter()
+    gc.collect()
+    print(
+        f"  client heap: {len(gc.get_objects()):,} objects, a full collection {(time.perf_counter() - t) * 1000:.0f} ms"
+    )
+    if not args.no_gc_freeze:
+        gc.freeze()
     await graphfeed(reader, group_id, warm, [None] * len(warm))
     await graphfeed(reader, group_id, warm, moments(len(warm), seed=99))
     ANSWERS.clear()  # the warm-up's
@@ -354,6 +370,7 @@ def main() -> None:
     parser.add_argument("--answers", type=Path, default=None, help="write the hits here, or compare with them")
     parser.add_argument("--fulltext-exact", action="store_true", help="FalkorDB full-text: every match scored")
     parser.add_argument("--steps", action="store_true", help="p50 per search step")
+    parser.add_argument("--no-gc-freeze", action="store_true", help="leave the start-up heap to the collector")
     parser.add_argument("--slowest", type=int, default=5, help="with --steps: the slowest searches step by step")
     parser.add_argument(
         "--client",

@@ -5,7 +5,6 @@ or fails in the database is recorded as degraded and yields nothing, so the sear
 """
 
 import asyncio
-import dataclasses
 import datetime as dt
 import re
 from collections.abc import Awaitable
@@ -13,6 +12,7 @@ from typing import Any
 
 from graph.connection import group_filter, is_neo4j
 from graph.read import fulltext_ladder
+from graph.read.search_edge import Edge
 from graph.read.search_errors import DatabaseStepError, database_errors, step_failure
 from graph.search_indexes import NEO4J_EDGE_FULLTEXT, NEO4J_NODE_FULLTEXT, neo4j_vector_index
 
@@ -36,39 +36,6 @@ RANK_COLUMNS = (
     "e.episodes AS episodes"
 )
 HELD = HOLDS.replace("$at", "$now")
-
-
-@dataclasses.dataclass
-class Edge:
-    """A RELATES_TO edge as search reads it (no embedding) with its endpoint names."""
-
-    uuid: str
-    fact: str
-    name: str
-    source_node_uuid: str | None = None
-    target_node_uuid: str | None = None
-    subject: str | None = None
-    object: str | None = None
-    valid_at: Any = None
-    invalid_at: Any = None
-    created_at: Any = None
-    expired_at: Any = None
-    episodes: list[str] = dataclasses.field(default_factory=list)
-    source_invalid_at: Any = None
-    revisions: Any = None  # every (invalid_at, expired_at) state the edge had (known_at.py)
-    held: bool | None = None  # holds at the search's date (as of, else now): computed in the query
-
-    @property
-    def attributes(self) -> dict[str, Any]:
-        """The extra properties graphfeed sets on a fact, as graphiti's EntityEdge.attributes holds them."""
-        return {"source_invalid_at": self.source_invalid_at, "revisions": self.revisions}
-
-    @classmethod
-    def from_row(cls, row: dict[str, Any]) -> "Edge":
-        fields = {f.name for f in dataclasses.fields(cls)}
-        edge = cls(**{k: v for k, v in row.items() if k in fields})
-        edge.episodes = list(edge.episodes or [])
-        return edge
 
 
 class SearchSteps:
@@ -187,6 +154,14 @@ class SearchSteps:
         if self.names is not None:
             cond += f" AND {var}.name IN $names"
         return cond
+
+    async def any_edge(self) -> bool:
+        """Whether the search may return any fact at all (a narrowed search for relations the group never wrote
+        is skipped: its index calls would read every match to find none; the relation name is range-indexed)."""
+        rows = await self.rows(
+            f"MATCH ()-[e:RELATES_TO]->() WHERE {self._edges('e')} RETURN 1 LIMIT 1", g=self.group_id
+        )
+        return bool(rows)
 
     # ------------------------------------------------------------------ edge candidates
 
