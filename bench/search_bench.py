@@ -344,7 +344,13 @@ async def run_backend(backend: str, args: argparse.Namespace, home: Path) -> dic
             backend="neo4j", home=home, neo4j_uri=server.uri, neo4j_user=server.user, neo4j_password=server.password
         )
     else:  # a kept graph's server stays up between runs (a restart rebuilds every index)
-        config = GraphConfig(backend=backend, home=home, embedded_idle_timeout=3600 if args.keep else 0)
+        # and a restarted one loads its graph and rebuilds the indexes before it answers a PING (1M facts: minutes)
+        config = GraphConfig(
+            backend=backend,
+            home=home,
+            embedded_idle_timeout=3600 if args.keep else 0,
+            embedded_start_timeout=3600 if args.keep else 20,
+        )
     try:
         async with GraphWriter(config, extractor=fact_extractor()) as writer:
             if args.steps:
