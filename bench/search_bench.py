@@ -159,6 +159,18 @@ class StepTimes:
 STEPS = StepTimes()
 
 
+class SerialSteps:
+    """--serial: the search modules' asyncio with gather running its awaitables one after the other (the steps of a
+    search then add up instead of overlapping): what the concurrency of the steps buys, on this machine's cores."""
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(asyncio, name)
+
+    @staticmethod
+    async def gather(*awaitables: object) -> list:
+        return [await a for a in awaitables]  # type: ignore[misc]
+
+
 async def limit_baseline(writer: GraphWriter, group_id: str, seconds: int) -> None:
     """FalkorDB: a server-side default timeout for queries that set none (graphiti's). The test Neo4j (embedded
     DBMS) has no dbms.setConfigValue: there the baseline is cut off client-side (the server query may run on)."""
@@ -376,6 +388,7 @@ def main() -> None:
     parser.add_argument("--answers", type=Path, default=None, help="write the hits here, or compare with them")
     parser.add_argument("--fulltext-exact", action="store_true", help="FalkorDB full-text: every match scored")
     parser.add_argument("--steps", action="store_true", help="p50 per search step")
+    parser.add_argument("--serial", action="store_true", help="a search's steps one after the other (no overlap)")
     parser.add_argument("--no-gc-freeze", action="store_true", help="leave the start-up heap to the collector")
     parser.add_argument("--slowest", type=int, default=5, help="with --steps: the slowest searches step by step")
     parser.add_argument(
@@ -388,6 +401,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.fulltext_exact:
         fulltext_ladder.FULLTEXT_SCAN = None
+    if args.serial:
+        import graph.read.search
+        import graph.read.search_steps
+
+        graph.read.search.asyncio = graph.read.search_steps.asyncio = SerialSteps()  # type: ignore[assignment]
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     results = {}
     for backend in args.backends:

@@ -31,7 +31,9 @@ class Edge:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Edge":
-        fields = {f.name for f in dataclasses.fields(cls)}
-        edge = cls(**{k: v for k, v in row.items() if k in fields})
+        edge = cls(**{k: v for k, v in row.items() if k in _FIELDS})
         edge.episodes = list(edge.episodes or [])
         return edge
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(Edge))  # once: every candidate row of every search is built here
