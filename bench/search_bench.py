@@ -3,15 +3,20 @@ it before issue 13 (BM25 + brute-force cosine + BFS, RRF), on the same synthetic
 
 usage: python bench/search_bench.py [--sizes 10000,100000] [--backends falkordb-embedded,neo4j] [--queries 50]
                                     [--baseline-queries 10] [--baseline-timeout 10] [--warmup 50] [--neo4j-jit c2]
-                                    [--vectorless] [--steps] [--keep DIR] [--ef-construction N]
-                                    [--answers FILE] [--fulltext-exact]
+                                    [--vectorless] [--steps] [--slowest 5] [--keep DIR] [--ef-construction N]
+                                    [--answers FILE] [--fulltext-exact] [--client read|writer] [--serial]
+                                    [--no-gc-freeze]
 Each graph is written once per run (bench/synthetic_graph.py: hubs, history, random MiniLM-dimension vectors) and
 reused by both searches. --keep DIR: the graphs live in DIR (a graphfeed home per backend) and stay there, the
 embedded FalkorDB server up for an hour; a later run with the same DIR and size asks its questions of the kept graph
 without writing it again (1M facts take ~15 min to write and index), e.g. before and after a query fix.
---steps: the p50 of each search step (vector, full-text, entities, graph, whole rows, episodes) and of the question's
-embedding; the steps of one search overlap (vector, full-text and entities + graph run concurrently). 50 questions now + 50 as of a date (the query embedding is inside the timing for both),
-after --warmup other questions (a server answers warm: Neo4j's C2 JIT needs ~100 searches to reach its speed). The
+--steps: the p50/p95/max of each search step (vector, full-text, entities, graph, relations, whole rows, episodes) and
+of the question's embedding, per search the server's own time (FalkorDB's reply statistics), the number of queries,
+the client's CPU and GC pauses, and the --slowest searches step by step; the steps of one search overlap (the
+question's embedding beside the full-text queries; vector, full-text and entities + graph concurrently; --serial runs
+them one after the other). Searches go through the CLI's read client (graph/resp.py; --client writer: the writer's
+redis-py connections, as before 2026-12-07). 50 questions now + 50 as of a date (the query embedding is inside the
+timing for both), after --warmup other questions (a server answers warm: Neo4j's C2 JIT needs ~100 searches to reach its speed). The
 test Neo4j runs with the C2 JIT here (--neo4j-jit c1: the C1-only start-up setting of the test suites).
 graphiti's search_ runs under a server-side default timeout (FalkorDB TIMEOUT_DEFAULT, Neo4j db.transaction.timeout)
 so its unbounded BFS cannot hold the database; a query cut off there counts at the timeout. Prints p50/p95/max,
