@@ -3,15 +3,20 @@ it before issue 13 (BM25 + brute-force cosine + BFS, RRF), on the same synthetic
 
 usage: python bench/search_bench.py [--sizes 10000,100000] [--backends falkordb-embedded,neo4j] [--queries 50]
                                     [--baseline-queries 10] [--baseline-timeout 10] [--warmup 50] [--neo4j-jit c2]
-                                    [--vectorless] [--steps] [--keep DIR] [--ef-construction N]
-                                    [--answers FILE] [--fulltext-exact]
+                                    [--vectorless] [--steps] [--slowest 5] [--keep DIR] [--ef-construction N]
+                                    [--answers FILE] [--fulltext-exact] [--client read|writer] [--serial]
+                                    [--no-gc-freeze]
 Each graph is written once per run (bench/synthetic_graph.py: hubs, history, random MiniLM-dimension vectors) and
 reused by both searches. --keep DIR: the graphs live in DIR (a graphfeed home per backend) and stay there, the
 embedded FalkorDB server up for an hour; a later run with the same DIR and size asks its questions of the kept graph
 without writing it again (1M facts take ~15 min to write and index), e.g. before and after a query fix.
---steps: the p50 of each search step (vector, full-text, entities, graph, whole rows, episodes) and of the question's
-embedding; the steps of one search overlap (vector, full-text and entities + graph run concurrently). 50 questions now + 50 as of a date (the query embedding is inside the timing for both),
-after --warmup other questions (a server answers warm: Neo4j's C2 JIT needs ~100 searches to reach its speed). The
+--steps: the p50/p95/max of each search step (vector, full-text, entities, graph, relations, whole rows, episodes) and
+of the question's embedding, per search the server's own time (FalkorDB's reply statistics), the number of queries,
+the client's CPU and GC pauses, and the --slowest searches step by step; the steps of one search overlap (the
+question's embedding beside the full-text queries; vector, full-text and entities + graph concurrently; --serial runs
+them one after the other). Searches go through the CLI's read client (graph/resp.py; --client writer: the writer's
+redis-py connections, as before 2026-12-07). 50 questions now + 50 as of a date (the query embedding is inside the
+timing for both), after --warmup other questions (a server answers warm: Neo4j's C2 JIT needs ~100 searches to reach its speed). The
 test Neo4j runs with the C2 JIT here (--neo4j-jit c1: the C1-only start-up setting of the test suites).
 graphiti's search_ runs under a server-side default timeout (FalkorDB TIMEOUT_DEFAULT, Neo4j db.transaction.timeout)
 so its unbounded BFS cannot hold the database; a query cut off there counts at the timeout. Prints p50/p95/max,
@@ -21,6 +26,7 @@ the ratio, degraded answers, which targets are met (p50 < 100 ms, p95 < 200 ms, 
 import argparse
 import asyncio
 import datetime as dt
+import gc
 import json
 import logging
 import os
@@ -34,24 +40,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.search_timing import STEPS, SerialSteps, stats  # noqa: E402
 from bench.synthetic_graph import SPAN_DAYS, START, answers, build_indexes, planned, write_synthetic, written_facts  # noqa: E402
 from connectors.registry import fact_extractor  # noqa: E402
 from graph.config import GraphConfig  # noqa: E402
 from graph.read import fulltext_ladder  # noqa: E402
 from graph.read.reader import GraphReader  # noqa: E402
 from graph.read.search import as_of_filter, candidates, search_config  # noqa: E402
-from graph.read.search_steps import SearchSteps  # noqa: E402
 from graph.write.writer import GraphWriter  # noqa: E402
 
 LIMIT = 10
 # issue 13's targets at 100k facts, issue 34's at 1M
 TARGETS = {100_000: {"p50": 100.0, "p95": 200.0, "max": 1000.0}, 1_000_000: {"p50": 60.0, "p95": 150.0, "max": 400.0}}
-
-
-def stats(ms: list[float]) -> dict[str, float]:
-    ordered = sorted(ms)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-    return {"p50": statistics.median(ordered), "p95": p95, "max": ordered[-1], "n": len(ordered)}
 
 
 def show(label: str, s: dict[str, float], extra: str = "") -> None:
@@ -61,48 +61,6 @@ def show(label: str, s: dict[str, float], extra: str = "") -> None:
 def moments(n: int, seed: int = 3) -> list[dt.datetime]:
     rng = random.Random(seed)
     return [START + dt.timedelta(days=rng.randrange(30, SPAN_DAYS)) for _ in range(n)]
-
-
-class StepTimes:
-    """Wall time of each search step, per search (bench only: SearchSteps.step and the embedder wrapped)."""
-
-    def __init__(self) -> None:
-        self.ms: dict[str, list[float]] = {}
-        self.on = False
-
-    def add(self, name: str, t: float) -> None:
-        if self.on:
-            self.ms.setdefault(name, []).append((time.perf_counter() - t) * 1000)
-
-    def install(self, writer: GraphWriter) -> None:
-        step, create, times = SearchSteps.step, writer.embedder.create, self
-
-        async def timed_step(steps: SearchSteps, name: str, coro: object) -> list:
-            t = time.perf_counter()
-            try:
-                return await step(steps, name, coro)
-            finally:
-                times.add(name, t)
-
-        async def timed_create(*args: object, **kwargs: object) -> object:
-            t = time.perf_counter()
-            try:
-                return await create(*args, **kwargs)
-            finally:
-                times.add("question embedding", t)
-
-        SearchSteps.step = timed_step  # type: ignore[method-assign]
-        writer.embedder.create = timed_create  # type: ignore[method-assign]
-
-    def show(self, label: str) -> None:
-        print(f"  steps, {label} (p50 / p95 ms, n):")
-        for name, ms in self.ms.items():
-            s = stats(ms)
-            print(f"    {name:<20} {s['p50']:7.1f} / {s['p95']:7.1f}  n={s['n']}")
-        self.ms = {}
-
-
-STEPS = StepTimes()
 
 
 async def limit_baseline(writer: GraphWriter, group_id: str, seconds: int) -> None:
@@ -116,15 +74,17 @@ ANSWERS: dict[str, list[str]] = {}  # "question @ date" -> the hits' uuids, best
 SHAPES = {"answering": 0, "first": 0, "asked": 0}  # facts of the top LIMIT that answer the question (by shape)
 
 
-async def graphfeed(writer: GraphWriter, group_id: str, questions: list[str], at: list[dt.datetime | None]):
+async def graphfeed(reader: GraphReader, group_id: str, questions: list[str], at: list[dt.datetime | None]):
     ms, degraded = [], 0
-    reader = GraphReader.sharing(writer)
     for question, moment in zip(questions, at):
+        key = f"{group_id} {question} @ {moment.isoformat() if moment else 'now'}"
+        STEPS.begin()
         t = time.perf_counter()
         hits = await reader.search_facts(question, group_id=group_id, as_of=moment, limit=LIMIT)
         ms.append((time.perf_counter() - t) * 1000)
+        STEPS.end(ms[-1], key)
         degraded += bool(hits.degraded)
-        ANSWERS[f"{group_id} {question} @ {moment.isoformat() if moment else 'now'}"] = [h.uuid for h in hits]
+        ANSWERS[key] = [h.uuid for h in hits]
         right = [answers(question, h.fact) for h in hits]
         SHAPES["answering"] += sum(right)
         SHAPES["first"] += bool(right[:1] and right[0])
@@ -178,6 +138,40 @@ async def baseline(
     return ms, cut
 
 
+async def ask(
+    reader: GraphReader,
+    group_id: str,
+    questions: list[str],
+    dates: list[dt.datetime],
+    warm: list[str],
+    args: argparse.Namespace,
+) -> tuple[list[float], int, list[float], int]:
+    """The warm-up, then the questions now and as of their dates (step times with --steps).
+
+    The bench process holds graphiti, the writer and the drivers: a full (generation 2) collection walks all of it and
+    paused single searches by 0.2-0.4 s under load (--steps' "client GC"). A long-lived reader would freeze its
+    start-up heap the same way (gc.freeze: later collections skip it); --no-gc-freeze shows the pauses."""
+    t = time.perf_counter()
+    gc.collect()
+    print(
+        f"  client heap: {len(gc.get_objects()):,} objects, a full collection {(time.perf_counter() - t) * 1000:.0f} ms"
+    )
+    if not args.no_gc_freeze:
+        gc.freeze()
+    await graphfeed(reader, group_id, warm, [None] * len(warm))
+    await graphfeed(reader, group_id, warm, moments(len(warm), seed=99))
+    ANSWERS.clear()  # the warm-up's
+    SHAPES.update(answering=0, first=0, asked=0)
+    STEPS.on = args.steps
+    now, d_now = await graphfeed(reader, group_id, questions, [None] * len(questions))
+    STEPS.show("now") if args.steps else None
+    asof, d_asof = await graphfeed(reader, group_id, questions, dates)
+    STEPS.show("as of a date") if args.steps else None
+    STEPS.show_slowest(args.slowest) if args.steps else None
+    STEPS.on = False
+    return now, d_now, asof, d_asof
+
+
 async def run_size(writer: GraphWriter, size: int, args: argparse.Namespace) -> dict:
     group_id = f"bench_{size}"
     t = time.perf_counter()
@@ -207,16 +201,11 @@ async def run_size(writer: GraphWriter, size: int, args: argparse.Namespace) -> 
     questions = graph.questions(args.queries)
     dates = moments(args.queries)
     warm = graph.questions(args.warmup, seed=99)  # other questions: caches and JIT, not these answers
-    await graphfeed(writer, group_id, warm, [None] * len(warm))
-    await graphfeed(writer, group_id, warm, moments(len(warm), seed=99))
-    ANSWERS.clear()  # the warm-up's
-    SHAPES.update(answering=0, first=0, asked=0)
-    STEPS.on = args.steps
-    now, d_now = await graphfeed(writer, group_id, questions, [None] * len(questions))
-    STEPS.show("now") if args.steps else None
-    asof, d_asof = await graphfeed(writer, group_id, questions, dates)
-    STEPS.show("as of a date") if args.steps else None
-    STEPS.on = False
+    if args.client == "read":  # the CLI's and MCP server's reader: its own connections (FalkorDB: graph/resp.py)
+        async with GraphReader(writer.config, embedder=writer.embedder, clock=writer.clock) as reader:
+            now, d_now, asof, d_asof = await ask(reader, group_id, questions, dates, warm, args)
+    else:  # the writer's connections (FalkorDB: redis-py and the falkordb client, as before 2026-12-07)
+        now, d_now, asof, d_asof = await ask(GraphReader.sharing(writer), group_id, questions, dates, warm, args)
     if args.answers:
         if args.answers.exists():
             compare_answers(args.answers, ANSWERS)
@@ -259,7 +248,13 @@ async def run_backend(backend: str, args: argparse.Namespace, home: Path) -> dic
             backend="neo4j", home=home, neo4j_uri=server.uri, neo4j_user=server.user, neo4j_password=server.password
         )
     else:  # a kept graph's server stays up between runs (a restart rebuilds every index)
-        config = GraphConfig(backend=backend, home=home, embedded_idle_timeout=3600 if args.keep else 0)
+        # and a restarted one loads its graph and rebuilds the indexes before it answers a PING (1M facts: minutes)
+        config = GraphConfig(
+            backend=backend,
+            home=home,
+            embedded_idle_timeout=3600 if args.keep else 0,
+            embedded_start_timeout=3600 if args.keep else 20,
+        )
     try:
         async with GraphWriter(config, extractor=fact_extractor()) as writer:
             if args.steps:
@@ -285,10 +280,24 @@ def main() -> None:
     parser.add_argument("--answers", type=Path, default=None, help="write the hits here, or compare with them")
     parser.add_argument("--fulltext-exact", action="store_true", help="FalkorDB full-text: every match scored")
     parser.add_argument("--steps", action="store_true", help="p50 per search step")
+    parser.add_argument("--serial", action="store_true", help="a search's steps one after the other (no overlap)")
+    parser.add_argument("--no-gc-freeze", action="store_true", help="leave the start-up heap to the collector")
+    parser.add_argument("--slowest", type=int, default=5, help="with --steps: the slowest searches step by step")
+    parser.add_argument(
+        "--client",
+        choices=["read", "writer"],
+        default="read",
+        help="search through the CLI's read client (default) or the writer's connections (before 2026-12-07)",
+    )
     parser.add_argument("--keep", type=Path, default=None, help="graphs kept in (and reused from) this directory")
     args = parser.parse_args()
     if args.fulltext_exact:
         fulltext_ladder.FULLTEXT_SCAN = None
+    if args.serial:
+        import graph.read.search
+        import graph.read.search_steps
+
+        graph.read.search.asyncio = graph.read.search_steps.asyncio = SerialSteps()  # type: ignore[assignment]
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     results = {}
     for backend in args.backends:

@@ -49,6 +49,8 @@ def stringify_param_value(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, list | tuple):
+        if all(type(item) is float for item in value):  # a question's vector (384 floats, 3-4 queries a search)
+            return f"[{','.join(map(str, value))}]"
         return f"[{','.join(map(stringify_param_value, value))}]"
     if isinstance(value, dict):
         parts = [f"`{_key(k, 'map key')}`:{stringify_param_value(v)}" for k, v in value.items()]

@@ -5,13 +5,14 @@ or fails in the database is recorded as degraded and yields nothing, so the sear
 """
 
 import asyncio
-import dataclasses
 import datetime as dt
 import re
+from collections.abc import Awaitable
 from typing import Any
 
 from graph.connection import group_filter, is_neo4j
 from graph.read import fulltext_ladder
+from graph.read.search_edge import Edge
 from graph.read.search_errors import DatabaseStepError, database_errors, step_failure
 from graph.search_indexes import NEO4J_EDGE_FULLTEXT, NEO4J_NODE_FULLTEXT, neo4j_vector_index
 
@@ -35,39 +36,6 @@ RANK_COLUMNS = (
     "e.episodes AS episodes"
 )
 HELD = HOLDS.replace("$at", "$now")
-
-
-@dataclasses.dataclass
-class Edge:
-    """A RELATES_TO edge as search reads it (no embedding) with its endpoint names."""
-
-    uuid: str
-    fact: str
-    name: str
-    source_node_uuid: str | None = None
-    target_node_uuid: str | None = None
-    subject: str | None = None
-    object: str | None = None
-    valid_at: Any = None
-    invalid_at: Any = None
-    created_at: Any = None
-    expired_at: Any = None
-    episodes: list[str] = dataclasses.field(default_factory=list)
-    source_invalid_at: Any = None
-    revisions: Any = None  # every (invalid_at, expired_at) state the edge had (known_at.py)
-    held: bool | None = None  # holds at the search's date (as of, else now): computed in the query
-
-    @property
-    def attributes(self) -> dict[str, Any]:
-        """The extra properties graphfeed sets on a fact, as graphiti's EntityEdge.attributes holds them."""
-        return {"source_invalid_at": self.source_invalid_at, "revisions": self.revisions}
-
-    @classmethod
-    def from_row(cls, row: dict[str, Any]) -> "Edge":
-        fields = {f.name for f in dataclasses.fields(cls)}
-        edge = cls(**{k: v for k, v in row.items() if k in fields})
-        edge.episodes = list(edge.episodes or [])
-        return edge
 
 
 class SearchSteps:
@@ -187,6 +155,14 @@ class SearchSteps:
             cond += f" AND {var}.name IN $names"
         return cond
 
+    async def any_edge(self) -> bool:
+        """Whether the search may return any fact at all (a narrowed search for relations the group never wrote
+        is skipped: its index calls would read every match to find none; the relation name is range-indexed)."""
+        rows = await self.rows(
+            f"MATCH ()-[e:RELATES_TO]->() WHERE {self._edges('e')} RETURN 1 LIMIT 1", g=self.group_id
+        )
+        return bool(rows)
+
     # ------------------------------------------------------------------ edge candidates
 
     async def _widening(
@@ -281,30 +257,45 @@ class SearchSteps:
 
     # ------------------------------------------------------------------ graph step
 
-    async def entity_origins(self, text: str, vec: list[float], count: int, exact: bool = False) -> list[list[str]]:
-        """Entities the question names: ranked uuid lists from the name full-text index and the name vectors."""
-        lists = []
-        if text:
-            if self.neo4j:
-                cypher = (
-                    f"CALL db.index.fulltext.queryNodes('{NEO4J_NODE_FULLTEXT}', $q, {{limit: $k}}) "
-                    "YIELD node, score WITH node, score WHERE node:Entity "
-                    "RETURN node.uuid AS uuid ORDER BY score DESC"
-                )
-            else:
-                cypher = (
-                    "CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node, score "
-                    "RETURN node.uuid AS uuid ORDER BY score DESC LIMIT $k"
-                )
-            lists.append([r["uuid"] for r in await self.rows(cypher, q=text, k=count)])
+    async def entity_origins(
+        self, text: str, vec: list[float] | Awaitable[list[float]], count: int, exact: bool = False
+    ) -> list[list[str]]:
+        """Entities the question names: ranked uuid lists from the name full-text index and the name vectors, asked
+        concurrently (the full-text one does not wait for the question's embedding when `vec` is still coming)."""
+        by_name, by_vector = await asyncio.gather(
+            self.entity_names(text, count), self.entity_vectors(vec, count, exact)
+        )
+        return ([by_name] if text else []) + by_vector
+
+    async def entity_names(self, text: str, count: int) -> list[str]:
+        if not text:
+            return []
+        if self.neo4j:
+            cypher = (
+                f"CALL db.index.fulltext.queryNodes('{NEO4J_NODE_FULLTEXT}', $q, {{limit: $k}}) "
+                "YIELD node, score WITH node, score WHERE node:Entity "
+                "RETURN node.uuid AS uuid ORDER BY score DESC"
+            )
+        else:
+            cypher = (
+                "CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node, score "
+                "RETURN node.uuid AS uuid ORDER BY score DESC LIMIT $k"
+            )
+        return [r["uuid"] for r in await self.rows(cypher, q=text, k=count)]
+
+    async def entity_vectors(
+        self, vec: list[float] | Awaitable[list[float]], count: int, exact: bool = False
+    ) -> list[list[str]]:
+        """[the name-vector list]: the index top-k; exact, or on Neo4j past MAX_POOL with too few of the group's
+        entities, a scan of the group's names."""
+        vec = vec if isinstance(vec, list) else await vec
         cosine, order = self._cosine("name_embedding", "node")
         if exact:
             cypher = (
                 f"MATCH (node:Entity) WHERE {self._group('node')} WITH node, {cosine} AS score "
                 f"ORDER BY score {order} LIMIT $k RETURN node.uuid AS uuid"
             )
-            lists.append([r["uuid"] for r in await self.rows(cypher, vec=vec, k=count, g=self.group_id)])
-            return lists
+            return [[r["uuid"] for r in await self.rows(cypher, vec=vec, k=count, g=self.group_id)]]
         if self.neo4j:
             cypher = (
                 f"CALL db.index.vector.queryNodes('{neo4j_vector_index('name_embedding', len(vec))}', $k, "
@@ -318,9 +309,8 @@ class SearchSteps:
             )
         found = await self._widen(cypher, count, lambda r: r["keep"], vec=vec, g=self.group_id)
         if found is None:
-            return lists + await self.entity_origins("", vec, count, exact=True)
-        lists.append([r["uuid"] for r in found])
-        return lists
+            return await self.entity_vectors(vec, count, exact=True)
+        return [[r["uuid"] for r in found]]
 
     async def around(self, origins: list[str], vec: list[float], pool: int, moment: dt.datetime | None) -> list[Edge]:
         """Facts touching the origin entities, closest to the question first: depth 1, at most LOCAL_SCAN edges."""

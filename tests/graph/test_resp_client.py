@@ -18,7 +18,7 @@ from graph.embedded_falkor import EmbeddedFalkor, _redis_args, wait_loaded
 from graph.falkor_read import params_header, stringify_param_value
 from graph.read.episode_read import EpisodeFilters
 from graph.read.reader import GraphReader
-from graph.resp import FalkorReadClient, ResponseError, probe
+from graph.resp import FalkorReadClient, ProtocolError, ResponseError, RespParser, _Incomplete, probe
 from graph.write.writer import GraphWriter
 from tests.graph.scenario import contact_change
 from tests.graph.test_episode_read import episodes
@@ -58,6 +58,45 @@ def server(graph_home):
 
         run(create())
         yield falkor
+
+
+# A reply as the server frames it, and the value the parser must give back (FalkorDB's compact rows, nulls, empty and
+# nested arrays, an error inside an array, multi-byte UTF-8 a chunk boundary can split).
+REPLY = (
+    b"*3\r\n*2\r\n*2\r\n:1\r\n$4\r\nuuid\r\n*2\r\n:1\r\n$4\r\nfact\r\n"
+    b"*2\r\n*2\r\n*2\r\n:2\r\n$6\r\nabc-12\r\n*2\r\n:2\r\n$12\r\nGr\xc3\xbc\xc3\x9fe \xf0\x9f\x99\x82\r\n"
+    b"*2\r\n*2\r\n:3\r\n:-42\r\n*2\r\n:1\r\n$-1\r\n"
+    b"*4\r\n+OK\r\n*0\r\n*-1\r\n-ERR boom\r\n"
+)
+PARSED = [
+    [[1, "uuid"], [1, "fact"]],
+    [[[2, "abc-12"], [2, "Grüße 🙂"]], [[3, -42], [1, None]]],
+    ["OK", [], None, "boom"],
+]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64, len(REPLY)])
+def test_given_a_reply_in_chunks_when_parsed_then_every_value_comes_back_once_whole(chunk):
+    # given a reply (and the start of the next) fed in chunks of `chunk` bytes
+    parser, replies = RespParser(), []
+    for start in range(0, len(REPLY), chunk):
+        parser.feed(REPLY[start : start + chunk])
+        try:
+            replies.append(parser.reply())
+        except _Incomplete:
+            pass
+    # when it is whole, then it is parsed once, as the server said it (the error reply a value inside the array)
+    assert len(replies) == 1
+    value = replies[0]
+    assert isinstance(value[2][3], ResponseError) and str(value[2][3]) == "ERR boom"
+    value[2][3] = "boom"
+    assert value == PARSED
+    # and the next reply starts clean; bytes that are not RESP are a protocol error
+    parser.feed(b":7\r\n")
+    assert parser.reply() == 7
+    parser.feed(b"?x\r\n")
+    with pytest.raises(ProtocolError):
+        parser.reply()
 
 
 def test_given_hostile_values_when_serialised_then_the_header_is_falkordb_pys_own():
