@@ -110,7 +110,10 @@ def node_row(node: EntityNode, *, labels_as_property: bool) -> dict[str, Any]:
 def _same(stored: Any, new: Any) -> bool:
     """Whether a stored value is the one the write would store; when unsure, not (the property is sent again)."""
     if isinstance(new, dt.datetime):
-        return stored is not None and as_datetime(stored) == as_datetime(new)
+        try:
+            return stored is not None and as_datetime(stored) == as_datetime(new)
+        except (TypeError, ValueError):  # a stored text that is no datetime
+            return False
     if isinstance(new, tuple):
         new = list(new)
     return type(new) is type(stored) and bool(new == stored)
