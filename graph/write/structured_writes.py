@@ -1,8 +1,10 @@
 """Structured writes: the exact system-of-record facts of a batch, in ONE write transaction per group.
 
 Per group: read what is stored for the touched entities/edges/slots, merge (episode lists union, earliest valid_at,
-original created_at), recompute every touched single-valued slot, embed in batches, then write graphiti's
-add_nodes_and_edges_bulk_tx + our extra Episodic properties + slot updates + the meta node.
+original created_at), recompute every touched single-valued slot, embed in batches what is new or renamed, then write
+graphiti's add_nodes_and_edges_bulk_tx for new entities and facts, only the changes of stored ones (stored_rows.py:
+changed properties, new episode ids appended on the server, vectors of changed texts), our extra Episodic properties,
+slot updates and the meta node.
 """
 
 import datetime as dt
@@ -20,6 +22,20 @@ from graph.pins import SCHEMA_VERSION, graphiti_version
 from graph.timeline import SlotEdge, absence_end, recompute_slot
 from graph.write.bulk_statements import NO_VECTOR, FalkorBulkTx, Neo4jBulkTx
 from graph.write.sink import BatchResult
+from graph.write.stored_rows import (
+    EDGE_KEPT,
+    NODE_KEPT,
+    PATCH_EDGES,
+    PATCH_ENTITIES,
+    SET_FACT_VECTORS,
+    SET_NAME_VECTORS,
+    STORED_EDGES,
+    STORED_ENTITIES,
+    edge_patches,
+    entity_patches,
+    stored_props,
+    vector_action,
+)
 from graph.write.to_graphiti import (
     entity_edge,
     entity_node,
@@ -67,8 +83,11 @@ class _Stored(BaseModel):
 
     entity_names: dict[str, str] = Field(default_factory=dict)
     entity_created: dict[str, dt.datetime] = Field(default_factory=dict)
+    entities: dict[str, dict[str, Any]] = Field(default_factory=dict)  # uuid -> properties but the vector
+    entity_labels: dict[str, set[str]] = Field(default_factory=dict)
     episode_created: dict[str, dt.datetime] = Field(default_factory=dict)
-    edges: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    edges: dict[str, dict[str, Any]] = Field(default_factory=dict)  # uuid -> properties but episodes and vector
+    has_vector: set[str] = Field(default_factory=set)  # stored entities and facts with a vector
     slot_edges: dict[str, list[SlotEdge]] = Field(default_factory=dict)
     # slot family -> (valid_at, slots stated) of each stored fact of the family; slot -> its family
     family_statements: dict[str, list[tuple[dt.datetime | None, frozenset[str]]]] = Field(default_factory=dict)
@@ -109,14 +128,14 @@ async def read_stored(ctx: WriteContext, group_id: str, episodes: list[Episode],
     stored = _Stored()
     q = ctx.backend.query
     if facts.entities:
-        rows = await q(
-            group_id,
-            "MATCH (n:Entity) WHERE n.uuid IN $uuids RETURN n.uuid AS uuid, n.name AS name, n.created_at AS created_at",
-            uuids=[e.uuid for e in facts.entities],
-        )
+        rows = await q(group_id, STORED_ENTITIES, uuids=[e.uuid for e in facts.entities], kept=list(NODE_KEPT))
         for r in rows:
-            stored.entity_names[r["uuid"]] = r["name"]
-            stored.entity_created[r["uuid"]] = as_datetime(r["created_at"]) or ctx.clock()
+            props = stored.entities[r["uuid"]] = stored_props(r)
+            stored.entity_labels[r["uuid"]] = set(r["labels"] or [])
+            stored.entity_names[r["uuid"]] = props.get("name") or ""
+            stored.entity_created[r["uuid"]] = as_datetime(props.get("created_at")) or ctx.clock()
+            if r["has_vector"]:
+                stored.has_vector.add(r["uuid"])
     if episodes:
         rows = await q(
             group_id,
@@ -125,15 +144,9 @@ async def read_stored(ctx: WriteContext, group_id: str, episodes: list[Episode],
         )
         stored.episode_created = {r["uuid"]: as_datetime(r["c"]) or ctx.clock() for r in rows}
     if facts.facts:
-        rows = await q(
-            group_id,
-            "MATCH ()-[e:RELATES_TO]->() WHERE e.uuid IN $uuids "
-            "RETURN e.uuid AS uuid, e.episodes AS episodes, e.valid_at AS valid_at, "
-            "e.invalid_at AS invalid_at, e.expired_at AS expired_at, e.created_at AS created_at, "
-            "e.revisions AS revisions, e.tombstoned_at AS tombstoned_at",
-            uuids=[f.uuid for f in facts.facts],
-        )
-        stored.edges = {r["uuid"]: r for r in rows}
+        rows = await q(group_id, STORED_EDGES, uuids=[f.uuid for f in facts.facts], kept=list(EDGE_KEPT))
+        stored.edges = {r["uuid"]: stored_props(r) for r in rows}
+        stored.has_vector |= {r["uuid"] for r in rows if r["has_vector"]}
     slots = sorted({f.single_valued for f in facts.facts if f.single_valued})
     families = sorted({str(f.attributes["slot_family"]) for f in facts.facts if f.attributes.get("slot_family")})
     slot_rows: list[dict[str, Any]] = []
@@ -171,11 +184,10 @@ async def write_group(
     merged: dict[str, tuple[FactSpec, list[str], dt.datetime | None, dt.datetime]] = {}
     for fact in facts.facts:
         old = stored.edges.get(fact.uuid)
-        episodes_of = set(fact.episode_ids)
+        episodes_of = set(fact.episode_ids)  # a stored fact's ids are appended to on the server (stored_rows.py)
         valid_at = fact.valid_at
         created_at = now
         if old is not None:
-            episodes_of |= set(old.get("episodes") or [])
             old_valid = as_datetime(old.get("valid_at"))
             if old_valid is not None and (valid_at is None or old_valid < valid_at):
                 valid_at = old_valid
@@ -239,16 +251,34 @@ async def write_group(
         old_name = stored.entity_names.get(spec.uuid)
         names[spec.uuid] = old_name if old_name and name_rank(old_name) > name_rank(spec.name) else spec.name
 
-    # ---- embeddings, batched
+    # ---- embeddings, batched: names and facts new to the graph or changed (a stored vector stays: stored_rows.py)
     embedder = ctx.embedder
-    named = [wants_name_vector(e, names[e.uuid]) for e in facts.entities]
-    wanted = [names[e.uuid] for e, want in zip(facts.entities, named) if want]
+    stored_entities = {  # rewritten by our statement; a new label needs graphiti's (labels are no parameters)
+        e.uuid: stored.entities[e.uuid]
+        for e in facts.entities
+        if e.uuid in stored.entities and {e.label, "Entity"} <= stored.entity_labels[e.uuid]
+    }
+    name_acts = [
+        vector_action(
+            stored_entities.get(e.uuid),
+            "name",
+            names[e.uuid],
+            wants_name_vector(e, names[e.uuid]),
+            e.uuid in stored.has_vector,
+        )
+        for e in facts.entities
+    ]
+    wanted = [names[e.uuid] for e, act in zip(facts.entities, name_acts) if act == "embed"]
     vecs = iter(await embedder.create_batch(wanted) if wanted else [])
-    name_vecs = [next(vecs) if want else None for want in named]
+    name_vecs = [next(vecs) if act == "embed" else None for act in name_acts]
     fact_list = list(merged.values())
-    embedded = [f.fact for f, *_ in fact_list if wants_vector(f)]
+    fact_acts = [
+        vector_action(stored.edges.get(f.uuid), "fact", f.fact, wants_vector(f), f.uuid in stored.has_vector)
+        for f, *_ in fact_list
+    ]
+    embedded = [f.fact for (f, *_), act in zip(fact_list, fact_acts) if act == "embed"]
     vecs = iter(await embedder.create_batch(embedded) if embedded else [])
-    fact_vecs = [next(vecs) if wants_vector(f) else None for f, *_ in fact_list]
+    fact_vecs = [next(vecs) if act == "embed" else None for act in fact_acts]
     for vec in [v for v in name_vecs if v is not None][:1] + [v for v in fact_vecs if v is not None][:1]:
         if len(vec) != ctx.config.embedding_dim:
             raise EmbedderMismatch(
@@ -315,6 +345,12 @@ async def write_group(
         for node in mentioned[episode.id]:
             mention_edges.append(mention_edge(episode.id, node, group_id, created))
     extra_props = [episode_properties(e) for e in episodes]
+    neo4j = driver.provider == GraphProvider.NEO4J
+    new_nodes = [n for n in entity_nodes if n.uuid not in stored_entities]
+    node_rows, name_vector_rows = entity_patches(entity_nodes, name_acts, stored_entities, neo4j=neo4j)
+    new_edges = [e for e in entity_edges if e.uuid not in stored.edges]
+    edge_rows, fact_vector_rows = edge_patches(entity_edges, fact_acts, stored.edges)
+    ours = "neo4j" if neo4j else "falkordb"
 
     from graphiti_core.utils.bulk_utils import add_nodes_and_edges_bulk_tx
 
@@ -328,10 +364,19 @@ async def write_group(
     }
 
     async def unit(tx: Any) -> None:
-        bulk_tx: Any = Neo4jBulkTx(tx) if driver.provider == GraphProvider.NEO4J else FalkorBulkTx(tx)
+        bulk_tx: Any = Neo4jBulkTx(tx) if neo4j else FalkorBulkTx(tx)
         await add_nodes_and_edges_bulk_tx(
-            bulk_tx, episodic_nodes, mention_edges, entity_nodes, entity_edges, NO_VECTOR, driver=driver
+            bulk_tx, episodic_nodes, mention_edges, new_nodes, new_edges, NO_VECTOR, driver=driver
         )
+        run = tx.run if neo4j else bulk_tx.run  # our statements: rendered once on FalkorDB, as they are on Neo4j
+        for statement, rows in (
+            (PATCH_ENTITIES, node_rows),
+            (SET_NAME_VECTORS[ours], name_vector_rows),
+            (PATCH_EDGES, edge_rows),
+            (SET_FACT_VECTORS[ours], fact_vector_rows),
+        ):
+            if rows:
+                await run(statement, rows=rows)
         if extra_props:
             await tx.run(SET_EPISODE_PROPS, rows=extra_props)
         if updates:
