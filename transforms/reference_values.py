@@ -207,7 +207,7 @@ def text_dates(text: str, language: str, reference: dt.date | None) -> Iterator[
 
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
-_TODAY = frozenset({"today", "heute", "aujourd'hui", "hoy", "今天"})
+_TODAY = frozenset({"today", "heute", "aujourd'hui", "hoy", "oggi", "今天"})
 _NO_DAY = dt.date(2000, 7, 1)  # only absolute dates are kept when neither a record day nor a text year is known
 
 

@@ -1,4 +1,4 @@
-"""Dates written in prose -> ISO dates, by a small rule set (EN, DE, FR, ES, ZH); pure and deterministic.
+"""Dates written in prose -> ISO dates, by a small rule set (EN, DE, FR, ES, IT, ZH); pure and deterministic.
 
 Chosen over dateparser's search_dates after measuring both on tests/transforms/golden/text_dates.json (see the README
 section "Intent facts and dates"): search_dates reads amounts, versions and times as dates ("1.6 TB", "08:40") and
@@ -26,18 +26,18 @@ from transforms.text_date_scan import PatternScanner
 MONTHS: dict[str, int] = {}
 for _number, _names in enumerate(
     (
-        "january jan januar janvier janv enero ene",
-        "february feb februar févr fevrier février fév febrero",
+        "january jan januar janvier janv enero ene gennaio",
+        "february feb februar févr fevrier février fév febrero febbraio",
         "march mar märz maerz mars marzo",
-        "april apr avril avr abril abr",
-        "may mai mayo",
-        "june jun juni juin junio",
-        "july jul juli juillet juil julio",
+        "april apr avril avr abril abr aprile",
+        "may mai mayo maggio",
+        "june jun juni juin junio giugno",
+        "july jul juli juillet juil julio luglio",
         "august aug août aout agosto ago",
-        "september sep sept septembre septiembre set setiembre",
-        "october oct oktober okt octobre octubre",
+        "september sep sept septembre septiembre set setiembre settembre",
+        "october oct oktober okt octobre octubre ottobre",
         "november nov novembre noviembre",
-        "december dec dezember dez décembre decembre déc diciembre dic",
+        "december dec dezember dez décembre decembre déc diciembre dic dicembre",
     ),
     start=1,
 ):
@@ -47,13 +47,13 @@ for _number, _names in enumerate(
 WEEKDAYS: dict[str, int] = {}
 for _number, _names in enumerate(
     (
-        "monday mon montag lundi lunes",
-        "tuesday tue tues dienstag mardi martes",
-        "wednesday wed mittwoch mercredi miércoles miercoles",
-        "thursday thu thurs donnerstag jeudi jueves",
-        "friday fri freitag vendredi viernes",
+        "monday mon montag lundi lunes lunedì lunedi",
+        "tuesday tue tues dienstag mardi martes martedì martedi",
+        "wednesday wed mittwoch mercredi miércoles miercoles mercoledì mercoledi",
+        "thursday thu thurs donnerstag jeudi jueves giovedì giovedi",
+        "friday fri freitag vendredi viernes venerdì venerdi",
         "saturday sat samstag sonnabend samedi sábado sabado",
-        "sunday sun sonntag dimanche domingo",
+        "sunday sun sonntag dimanche domingo domenica",
     )
 ):
     for _name in _names.split():
@@ -91,24 +91,26 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("dotted", re.compile(_B + r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?:" + _YEAR + r"(?!\w|[.,]\d)|(?=\s|$|[,;:)]))")),
     ("slashed", re.compile(_B + r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/" + _YEAR + _E)),
+    # "12/22/97" in old mail: a two-digit year, read in the century nearest the record (only where the order is clear)
+    ("slashed", re.compile(_B + r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<yy>\d\d)" + _E)),
 ]
 RELATIVE: list[tuple[str, re.Pattern[str]]] = [
     (
         "next_weekday",
         re.compile(
             r"\b(?:next|nächste[nm]?|naechste[nm]?|kommende[nm]?|el\s+próximo|el\s+proximo|"
-            r"próximo|proximo)\s+(?P<wd>" + _WEEKDAY + r")\b",
+            r"próximo|proximo|prossimo)\s+(?P<wd>" + _WEEKDAY + r")\b",
             re.IGNORECASE,
         ),
     ),
     (
         "next_weekday",
-        re.compile(r"\b(?P<wd>" + _WEEKDAY + r")\s+(?:prochain|que\s+viene|próximo|proximo)\b", re.IGNORECASE),
+        re.compile(r"\b(?P<wd>" + _WEEKDAY + r")\s+(?:prochain|que\s+viene|próximo|proximo|prossimo)\b", re.IGNORECASE),
     ),
     (
         "coming_weekday",
         re.compile(
-            r"\b(?:by|until|till|before|bis|spätestens|avant|antes\s+del?|hasta\s+el)\s+(?:(?:this|next|diesen|"
+            r"\b(?:by|until|till|before|bis|spätestens|avant|antes\s+del?|hasta\s+el|entro)\s+(?:(?:this|next|diesen|"
             r"nächsten|naechsten)\s+)?(?P<wd>" + _WEEKDAY + r")\b",
             re.IGNORECASE,
         ),
@@ -118,7 +120,8 @@ RELATIVE: list[tuple[str, re.Pattern[str]]] = [
         "next_week",
         re.compile(
             r"\b(?:next\s+week|nächste[nr]?\s+Woche|naechste[nr]?\s+Woche|kommende[nr]?\s+Woche|"
-            r"la\s+semaine\s+prochaine|la\s+semana\s+que\s+viene|la\s+próxima\s+semana|la\s+proxima\s+semana)\b",
+            r"la\s+semaine\s+prochaine|la\s+semana\s+que\s+viene|la\s+próxima\s+semana|la\s+proxima\s+semana|"
+            r"la\s+prossima\s+settimana|la\s+settimana\s+prossima)\b",
             re.IGNORECASE,
         ),
     ),
@@ -126,7 +129,8 @@ RELATIVE: list[tuple[str, re.Pattern[str]]] = [
     (
         "offset",
         re.compile(
-            r"\b(?P<w>tomorrow|übermorgen|morgen|demain|mañana|manana|today|heute|aujourd'hui|hoy|yesterday|gestern|"
+            r"\b(?P<w>tomorrow|übermorgen|morgen|demain|mañana|manana|domani|dopodomani|today|heute|aujourd'hui|hoy|oggi|"
+            r"yesterday|gestern|ieri|"
             r"ayer)\b",
             re.IGNORECASE,
         ),
@@ -150,6 +154,10 @@ OFFSETS = {
     "yesterday": -1,
     "gestern": -1,
     "ayer": -1,
+    "domani": 1,
+    "dopodomani": 2,
+    "oggi": 0,
+    "ieri": -1,
     "昨天": -1,
 }
 DAY_FIRST_LANGUAGES = frozenset({"de", "fr", "es", "it", "nl", "pt"})
@@ -160,7 +168,7 @@ _NEEDS: dict[str, frozenset[str]] = {
     "mdy_name": frozenset(MONTHS),
     "next_weekday": frozenset(WEEKDAYS),
     "coming_weekday": frozenset(WEEKDAYS),
-    "next_week": frozenset({"week", "woche", "semaine", "semana"}),
+    "next_week": frozenset({"week", "woche", "semaine", "semana", "settimana"}),
     "offset": frozenset(OFFSETS) | {"aujourd"},
 }
 _MORNING = re.compile(r"\b(guten|jeden|am|den|diesen|heute|früh)\s+$", re.IGNORECASE)
@@ -213,9 +221,14 @@ def _absolute(kind: str, m: re.Match[str], language: str, reference: dt.date) ->
     else:
         day = int(g["d"])
         month = MONTHS[g["mn"].lower()] if g.get("mn") else int(g["m"])
-    if g.get("y"):
+    if g.get("y") or g.get("yy"):
+        year = (
+            int(g["y"])
+            if g.get("y")
+            else min((1900 + int(g["yy"]), 2000 + int(g["yy"])), key=lambda y: abs(y - reference.year))
+        )
         try:
-            return dt.date(int(g["y"]), month, day), "absolute", False
+            return dt.date(year, month, day), "absolute", False
         except ValueError:
             return None, "absolute", False
     return _closest_year(month, day, reference), "year_inferred", False
