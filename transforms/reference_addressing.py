@@ -104,6 +104,13 @@ def _addressed_name(name: str, local: str) -> bool:
     )
 
 
+def _opens(text: str, pos: int, line: str, name: str, after: str) -> bool:
+    """A one-word name alone on the first body line, then a blank line and a sentence, opens the text like "Jan,"
+    does ("Comment on X: ...\n\nSergej\n\nThe view should ..."); a heading is followed by a list or a short line."""
+    end = pos + len(line)
+    return " " not in name and text[end : end + 2] == "\n\n" and after[:1].isupper() and len(after.split()) >= 4
+
+
 def _cased(word: str) -> bool:
     """A capital, then lower-case letters, per hyphen part ("Albrecht-Köhler"; not "ŁUKASZ" or "łukasz")."""
     return all(part[:1].isupper() and part[1:].islower() for part in word.split("-"))
@@ -146,7 +153,9 @@ def addressed_names(text: str) -> Iterator[tuple[int, int, str]]:
         signed = last and (
             line.lstrip().startswith("-") or before.rstrip()[-1:] in ".!?" or bool(_SENT_FROM_LINE.match(after))
         )
-        addressed = first and m.group(2) in (",", "...", " -")  # "Jan,", "Lajos...", "Eryq -" open one
+        addressed = first and (
+            m.group(2) in (",", "...", " -") or (m.group(2) is None and _opens(text, pos, line, m.group(1), after))
+        )
         if closing or signed or addressed:
             found.append((pos + m.start(1), pos + m.end(1), m.group(1)))
     found.sort()

@@ -105,3 +105,14 @@ def test_given_a_public_body_named_by_its_head_word_when_read_then_an_organisati
 )
 def test_given_a_head_word_without_a_name_when_read_then_no_organisation(text):
     assert orgs(text) == []
+
+
+def test_given_a_lone_given_name_opening_a_comment_before_a_sentence_when_read_then_the_addressed_person():
+    # given: a comment that opens with the addressee's name on a line of its own, then a paragraph
+    text = "Comment on ABC-1: list height\n\nJaroslav\n\nThe list should report its own height after layout."
+    assert people(text) == ["Jaroslav"]
+
+
+def test_given_a_lone_word_opening_a_list_or_a_short_line_when_read_then_no_person():
+    assert people("Release notes\n\nHyperloop\n\n- faster builds\n- smaller apps") == []
+    assert people("Comment on ABC-1: list height\n\nJaroslav\nThe list.") == []
