@@ -4,6 +4,7 @@ parties and public bodies as organisations. Fixture sentences of our own."""
 
 import pytest
 
+from transforms.name_check import name_confidence
 from transforms.reference_addressing import addressed_names
 from transforms.references import ReferenceConfig, extract_references
 
@@ -116,3 +117,13 @@ def test_given_a_lone_given_name_opening_a_comment_before_a_sentence_when_read_t
 def test_given_a_lone_word_opening_a_list_or_a_short_line_when_read_then_no_person():
     assert people("Release notes\n\nHyperloop\n\n- faster builds\n- smaller apps") == []
     assert people("Comment on ABC-1: list height\n\nJaroslav\nThe list.") == []
+
+
+def test_given_a_unit_named_by_dictionary_words_and_group_when_checked_then_no_organisation_but_a_coined_group_is():
+    # given: a signature naming the author's department, then the company
+    text = "Thanks,\nMira Olsen\nQuality Methods Group\nHartwell Group\nLeeds, UK"
+    # when the model proposes both as organisations
+    unit = name_confidence("Quality Methods Group", "ORG", text, text.index("Quality"), frozenset())
+    company = name_confidence("Hartwell Group", "ORG", text, text.index("Hartwell"), frozenset())
+    # then the department made of dictionary words is none; the coined name with "Group" is a company
+    assert unit == 0.0 and company >= 0.7
