@@ -57,3 +57,11 @@ def test_given_oggi_in_an_italian_mail_when_references_are_read_then_the_record_
     # "oggi" (today) is the record's own day, already its timestamp (docs/references.md), like "today"/"heute"
     text = "Vi segnalo che oggi è stato pubblicato l'aggiornamento; la scadenza resta il 3 aprile 2031."
     assert [ref for _, _, ref in text_dates(text, "it", SUNDAY)] == ["date:2031-04-03"]
+
+
+def test_given_a_folded_received_header_reproduced_in_a_text_when_references_are_read_then_no_date():
+    # given: a mail header block pasted into the body; the Received header's date is on its folded second line
+    text = "Headers below\nReceived: by relay.example.org (Postfix)\n id 4A2B; Tue, 4 Mar 2031 09:16:17 -0600\nok"
+    # then: the header dates the message it came with, not something the author states
+    assert list(text_dates(text, "en", SUNDAY)) == []
+    assert [ref for _, _, ref in text_dates("We meet Tue, 4 Mar 2031 at noon.", "en", SUNDAY)] == ["date:2031-03-04"]
