@@ -4,7 +4,7 @@ Chosen over dateparser's search_dates after measuring both on tests/transforms/g
 section "Intent facts and dates"): search_dates reads amounts, versions and times as dates ("1.6 TB", "08:40") and
 resolves day/month order silently, while a confirmation needs precision more than recall.
 
-What is written: ISO (2026-09-14), day-month-year with a month name in any of the five languages ("14 September 2026",
+What is written: ISO (2026-09-14), day-month-year with a month name in any of the six languages ("14 September 2026",
 "14. September 2026", "14 septembre 2026", "14 de septiembre de 2026", "September 14, 2026", "Sept 14"), dotted
 European dates (14.09.2026, "am 14.09."), CJK dates (2026年9月14日, 9月14日), slashed dates where the language fixes
 the order (DE/FR/ES day first) or a part above 12 decides it, and a few relative forms ("next Tuesday", "nächsten
@@ -12,7 +12,9 @@ Dienstag", "mardi prochain", "el próximo martes", "下周二", "by Friday"/"bis
 "nächste Woche"/"la semaine prochaine" (its Monday), tomorrow/morgen/demain/mañana/明天, yesterday/gestern/ayer)
 against the record's own time. A dotted date without a year ("am 14.09.") counts only in day-first languages: in
 English "fixed in 10.5." is a version. A date without a year takes the year that puts it closest to the record's time. 03/04/2026 in English text
-is ambiguous: it is reported as such and never turned into a date.
+is ambiguous: it is reported as such and never turned into a date. Italian (issue 28, fifth round): month and weekday
+names ("1 dicembre 2015", "venerdì prossimo", "entro giovedì", domani/oggi/ieri); old mail's "12/22/95" (a two-digit
+year, in the century nearest the record, only where the order is clear).
 """
 
 import datetime as dt
