@@ -173,6 +173,7 @@ _NEEDS: dict[str, frozenset[str]] = {
     "next_week": frozenset({"week", "woche", "semaine", "semana", "settimana"}),
     "offset": frozenset(OFFSETS) | {"aujourd"},
 }
+_CLOCK = re.compile(r"[ \t]+\d{1,2}:\d\d")
 _MORNING = re.compile(r"\b(guten|jeden|am|den|diesen|heute|früh)\s+$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 
@@ -299,6 +300,8 @@ def find_dates(
             ):
                 if not m.group("mn")[0].isupper():
                     continue  # "may 3 people" is a verb, not a month
+            if m.groupdict().get("yy") and _CLOCK.match(text, m.end()):
+                continue  # "Timestamp = 03/28/16 14:12": a tool's stamp, not a day the author states
             if kind == "dotted" and not m.group("y") and language.split("-")[0] not in DAY_FIRST_LANGUAGES:
                 continue  # "fixed in 10.5." is a version in English text
             date, form, unclear = _absolute(kind, m, language, ref)

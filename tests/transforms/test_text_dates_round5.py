@@ -48,6 +48,11 @@ def test_given_a_slashed_date_with_a_two_digit_year_when_the_order_is_clear_then
     assert find_dates(text, "en", dt.date(1997, 12, 18)).ambiguous == ["1/5/98"]
 
 
+def test_given_a_two_digit_year_stamp_with_a_clock_time_when_found_then_no_date():
+    # given: a tool's build report pasted into a comment
+    assert dates("    build timestamp        = 11/27/97 14:12\n", "en", dt.date(1997, 12, 18)) == []
+
+
 def test_given_fractions_and_paths_with_two_digit_parts_when_found_then_no_date():
     text = "Scaled by 3/4/16 of the width; see /docs/12/22/97/index and build 10/31/99a."
     assert dates(text, "en", dt.date(1997, 12, 18)) == []
