@@ -20,6 +20,7 @@ _CUE_WORDS = (
 )
 _CUE_BEFORE = re.compile(rf"(?i)(?<![A-Za-z])(?:{_CUE_WORDS})(?![A-Za-z])|附件|附上|查看|参见|详见|첨부|添付")
 _CUE_AFTER = re.compile(rf"(?i)^[ \t]*[(\[]?[ \t]*(?:is[ \t]+|are[ \t]+)?(?:{_CUE_WORDS})(?![A-Za-z])")
+_MIME_PARAMETER = re.compile(r"(?i)(?<![A-Za-z])(?:file)?name\*?[ \t]*=[ \t]*$")
 _BEFORE_CHARS = 80  # a cue counts within this many characters before the name, on the same line
 _AFTER_CHARS = 30
 
@@ -29,6 +30,8 @@ def attached_in_text(text: str, start: int, end: int) -> bool:
     if start and text[start - 1] in "/\\":
         return False  # the last part of a path ("/images/home.jpg"): a resource, not a file handed over
     line_start = max(text.rfind("\n", 0, start) + 1, start - _BEFORE_CHARS)
+    if _MIME_PARAMETER.search(text[line_start:start]):
+        return True  # a MIME part's header declares the file: `Content-Type: ...; name="x.xlsx"`, `filename=x.pdf`
     if _CUE_BEFORE.search(text, line_start, start):
         return True
     line_end = text.find("\n", end)

@@ -55,3 +55,10 @@ def test_given_the_record_carries_the_file_when_the_text_names_it_without_a_cue_
 def test_given_a_quoted_file_name_the_text_attaches_when_extracted_then_it_is_an_attachment():
     text = 'Screenshot attached as "Login page error.png" for reference.'
     assert attachments(text) == ["attachment:name:Login page error.png"]
+
+
+def test_given_a_mime_part_header_in_the_text_when_extracted_then_its_file_is_an_attachment():
+    # given: a forwarded message whose text shows a MIME part header declaring a file
+    text = 'Please fill it in.\n\n--b1\nContent-Type: application/pdf;\n name="vendor-form-7.pdf"\n\nJVBERi0x'
+    assert attachments(text) == ["attachment:name:vendor-form-7.pdf"]
+    assert attachments('Content-Disposition: inline; filename="notes-q3.txt"') == ["attachment:name:notes-q3.txt"]
