@@ -149,7 +149,13 @@ def generic_name(name: str, label: str, text: str, start: int | None = None) -> 
         return not expanded(words[0], text)
     if label == "PERSON":
         return all(common_word(w) and not proper_word(w) for w in words)
-    if any(w.strip(".,").casefold() in ORG_HINTS | COMPANY_WORDS for w in words) or not all(map(common_word, words)):
+    if not all(map(common_word, words)):
+        return False
+    if any(w.strip(".,").casefold() in ORG_HINTS | COMPANY_WORDS - UNIT_WORDS for w in words):
+        return False
+    if len(words) > 1 and words[-1].strip(".,").casefold() in UNIT_WORDS:
+        return True  # "Production Methods Group", "Quality Assurance Department": a unit of an organisation
+    if any(w.strip(".,").casefold() in UNIT_WORDS for w in words):
         return False
     return len(words) == 1 or start is None or _written_as_a_thing(text, start, start + len(name))
 
@@ -231,6 +237,8 @@ COMPANY_WORDS = frozenset(
     "commission committee fund trust foundation school college academy club union federation league alliance "
     "consortium bureau services times journal".split()
 )
+# Words that make a coined name a company ("Hartwell Group") but, after dictionary words only, name a unit of one.
+UNIT_WORDS = frozenset({"group", "department", "division", "section", "unit"})
 ORG_HINTS = frozenset(
     {
         "dairy",

@@ -12,18 +12,25 @@ name elsewhere counts only after a closing line.
 import re
 from collections.abc import Iterator
 
-from transforms.name_check import SENTENCE_WORDS, common_word, compound, load_stop_names, proper_word
+from transforms.name_check import SENTENCE_WORDS, common_word, compound, generic_name, load_stop_names, proper_word
 from transforms.reference_gazetteer import person_name
 from transforms.reference_model import _fold
 from transforms.reference_names import known_names
 
-_WORD = r"[A-ZÀ-Þ][a-zà-ÿ]+(?:-[A-ZÀ-Þ][a-zà-ÿ]+)?"
+# Latin letters with accents (Latin-1 and Latin Extended-A: "Weißmüller", "Wójcik", "Łukasz"); Extended-A mixes cases
+# in one range, so _name_ok checks each word's case.
+_UP, _LOW = "A-ZÀ-ÖØ-ÞĀ-ſ", "a-zß-öø-ÿĀ-ſ"
+_WORD = rf"[{_UP}][{_LOW}]+(?:-[{_UP}][{_LOW}]+)?"
 _NAME = rf"{_WORD}(?:[ ]{_WORD})?"
 # Titles are no part of the name (docs/references.md): "Hallo Herr Specht," greets Specht.
-_TITLE = r"(?:(?:Mr|Mrs|Ms|Dr|Prof|Herr|Frau|Sir|Madam|Monsieur|Madame|Signor|Signora|Señor|Señora)\.?[ \t]+)?"
+_TITLE = (
+    r"(?:(?:Mr|Mrs|Ms|Dr|Prof|Herr|Frau|Sir|Madam|Monsieur|Madame|Mme|Signor|Signora|Sig|Sig\.ra|Dott|Dott\.ssa|"
+    r"Señor|Señora|Sr|Sra|Don|Doña)\.?[ \t]+)?"
+)
 _GREETING = re.compile(
     r"^[ \t]*(?:Hi|Hello|Hey|Dear|Hallo|Hola|Ciao|Bonjour|Thanks|Thank you|Morning|Good morning|Good afternoon|"
-    r"Good evening|Buongiorno|Buonasera|Salve|Bonsoir|Salut|Servus|Moin|Guten Tag|Hej|Olá|Ola)[ \t,]+"
+    r"Good evening|Buongiorno|Buonasera|Salve|Bonsoir|Salut|Servus|Moin|Guten Tag|Hej|Olá|Ola|Sehr geehrte[rs]?|"
+    r"Liebe[rs]?|Gentile|Gentili|Gentilissim[oa]|Caro|Cara|Cher|Chère|Estimad[oa]|Querid[oa])[ \t,]+"
     rf"{_TITLE}({_NAME})"
     r"[ \t]*(?:[,.!:;]|\n|$)",
     re.M,
@@ -32,7 +39,10 @@ _GREETING = re.compile(
 _LONE = re.compile(rf"^[ \t]*(?:-[ \t]*)?({_NAME})[ \t]*(,|\.{{1,3}}|[ \t]-|!)?[ \t]*$")
 _CLOSING = re.compile(
     r"^[ \t]*(?:(?:best|kind|warm|many)?[ \t]*(?:regards|wishes)|best|cheers|thanks?(?: you| again| a lot)?|"
-    r"thx|ta|greetings|sincerely|yours(?: truly| sincerely)?|grazie|danke|gruß|grüße|merci|cordialement|saludos)"
+    r"thx|ta|greetings|sincerely|yours(?: truly| sincerely)?|grazie|danke|gruß|grüße|merci|cordialement|saludos|"
+    r"(?:mit[ \t]+)?(?:freundlichen?|besten?|herzlichen?|vielen?|lieben?|schönen?)[ \t]+gr(?:ü|ue)(?:ß|ss)en?|"
+    r"gr(?:ü|ue)sse|(?:cordiali|distinti)[ \t]+saluti|saluti|un[ \t]+saluto|a[ \t]+disposizione|a[ \t]+presto|"
+    r"bien[ \t]+(?:cordialement|à[ \t]+vous)|amicalement|atentamente|un[ \t]+saludo)"
     r"\b.{0,60}[,.!]?[ \t]*$",
     re.I,
 )
@@ -41,7 +51,8 @@ _SALUTATIONS = frozenset(
     "hi hello hey dear hallo hola ciao bonjour bonsoir salut salve servus moin hej ahoj czesc cześć ola olá oi "
     "thanks thx cheers regards best merci danke gracias grazie obrigado obrigada dank bedankt tack takk kiitos "
     "gruss gruß grüße grüsse saludos cordialement atenciosamente pozdrawiam pozdrav buongiorno buonasera "
-    "guten morgen tag abend greetings welcome congrats congratulations sorry".split()
+    "guten morgen tag abend greetings welcome congrats congratulations sorry cher chère chers caro cara gentile "
+    "gentili liebe lieber liebes sehr geehrte geehrter estimado estimada querido querida".split()
 )
 _SENT_FROM = (
     r"^[ \t]*(?:sent (?:from|via|with)|verzonden (?:vanaf|met)|envoy[ée] (?:de|depuis)|gesendet (?:von|mit)|"
@@ -53,27 +64,56 @@ _SENT_FROM_LINE = re.compile(_SENT_FROM, re.I)
 # One word beside an address it is the local part of: "Eryq (eryq@example.org)", "Jan <jan.k@example.org>".
 _SELF_ADDRESSED = re.compile(rf"(?<![\w.-])({_WORD})[ \t]*[(<][ \t]*([A-Za-z0-9._%+-]+)@[A-Za-z0-9.-]+[ \t]*[)>]")
 _ADDRESSED = re.compile(
-    rf"({_WORD}(?:[ ](?:[A-Z]\.|{_WORD})){{1,3}})[ \t]*(?:<[^<>@\s]+@[^<>\s]+>|\(?[ \t]*wrote:|"
-    r"(?<=[ \t])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+[ \t]*$)",  # a signature: "Jan Smit jan@x.org"
+    rf"({_WORD}(?:[ ](?:[A-Z]\.|{_WORD})){{1,3}})[ \t]*(?:<([^<>@\s]+)@[^<>\s]+>|\(?[ \t]*wrote:|"
+    r"(?<=[ \t])([A-Za-z0-9._%+-]+)@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+[ \t]*$)",  # a signature: "Jan Smit jan@x.org"
     re.M,
 )
 
 
-def _name_ok(name: str, dictionary: bool = True) -> bool:
+def _name_ok(name: str, dictionary: bool = True, confirmed: str = "") -> bool:
     """No stop name or sentence word; with `dictionary`, no common word or compound of two either, unless it is also
-    a given name the dictionary lists capitalised ("Carter", "Mike")."""
+    a given name the dictionary lists capitalised ("Carter", "Mike"). A family name after a given name that passes
+    may be a dictionary word ("Orlando Weaver", "Esther Baker"). A stop word the address's local part `confirmed`
+    spells is a name there ("Nadia Java <njava@...>")."""
     stop = load_stop_names()
-    if name.casefold() in stop:
+    words = name.split()
+    if name.casefold() in stop or not all(_cased(w) for w in words):
         return False
     if dictionary and " " not in name and compound(name) and not proper_word(name):
         return False
     return all(
         w.casefold() not in SENTENCE_WORDS
         and w.casefold() not in _SALUTATIONS
-        and w.casefold() not in stop
-        and not (dictionary and common_word(w) and not proper_word(w))
-        for w in name.split()
+        and (w.casefold() not in stop or (len(w) > 2 and w.casefold() in confirmed))
+        and not (dictionary and common_word(w) and not proper_word(w) and not (i == 1 and len(words) == 2))
+        for i, w in enumerate(words)
     )
+
+
+def _addressed_name(name: str, local: str) -> bool:
+    """A full name beside an address (reference_gazetteer.person_name), or one whose stop-listed word the address's
+    local part spells ("Sam Ruby <rubys@...>": Ruby is a language elsewhere)."""
+    if person_name(name):
+        return True
+    stop = load_stop_names()
+    words = name.split()
+    return (
+        2 <= len(words) <= 4
+        and any(len(w) > 2 and w.casefold() in stop and w.casefold() in local for w in words)
+        and not generic_name(name, "PERSON", "")
+    )
+
+
+def _opens(text: str, pos: int, line: str, name: str, after: str) -> bool:
+    """A one-word name alone on the first body line, then a blank line and a sentence, opens the text like "Jan,"
+    does ("Comment on X: ...\n\nSergej\n\nThe view should ..."); a heading is followed by a list or a short line."""
+    end = pos + len(line)
+    return " " not in name and text[end : end + 2] == "\n\n" and after[:1].isupper() and len(after.split()) >= 4
+
+
+def _cased(word: str) -> bool:
+    """A capital, then lower-case letters, per hyphen part ("Albrecht-Köhler"; not "ŁUKASZ" or "łukasz")."""
+    return all(part[:1].isupper() and part[1:].islower() for part in word.split("-"))
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -91,8 +131,9 @@ def addressed_names(text: str) -> Iterator[tuple[int, int, str]]:
         if _name_ok(m.group(1)):
             found.append((m.start(1), m.end(1), m.group(1)))
     for m in _ADDRESSED.finditer(text):
-        name = person_name(m.group(1))
-        if name and _name_ok(name, dictionary=False):  # beside its address or "wrote:", "Sam Ruby" is a name
+        local = (m.group(2) or m.group(3) or "").casefold()
+        # beside its address or "wrote:", "Sam Ruby" is a name; a stop word the address spells too
+        if _addressed_name(m.group(1), local) and _name_ok(m.group(1), dictionary=False, confirmed=local):
             found.append((m.start(1), m.end(1), m.group(1)))
     for m in _SELF_ADDRESSED.finditer(text):
         name, local = m.group(1), m.group(2).casefold()
@@ -112,7 +153,9 @@ def addressed_names(text: str) -> Iterator[tuple[int, int, str]]:
         signed = last and (
             line.lstrip().startswith("-") or before.rstrip()[-1:] in ".!?" or bool(_SENT_FROM_LINE.match(after))
         )
-        addressed = first and m.group(2) in (",", "...", " -")  # "Jan,", "Lajos...", "Eryq -" open one
+        addressed = first and (
+            m.group(2) in (",", "...", " -") or (m.group(2) is None and _opens(text, pos, line, m.group(1), after))
+        )
         if closing or signed or addressed:
             found.append((pos + m.start(1), pos + m.end(1), m.group(1)))
     found.sort()

@@ -85,7 +85,7 @@ def known_names(text: str, parties: dict[str, list[tuple[tuple[str, ...], str]]]
     One pass over the tokens; a name is matched word by word, casefolded."""
     if not parties:
         return
-    tokens = [(m.start(), m.end(), m.group().rstrip(".").casefold()) for m in _TOKEN.finditer(text)]
+    tokens = [_token(m) for m in _TOKEN.finditer(text)]
     i = 0
     while i < len(tokens):
         start, _, word = tokens[i]
@@ -105,6 +105,17 @@ def known_names(text: str, parties: dict[str, list[tuple[tuple[str, ...], str]]]
             i += match[3]
         else:
             i += 1
+
+
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def _token(m: re.Match[str]) -> tuple[int, int, str]:
+    """(start, end, casefolded word) without a final dot or possessive: "Quillsoft's" names Quillsoft."""
+    word, end = m.group().rstrip("."), m.end()
+    if _POSSESSIVE.search(word):
+        word, end = word[:-2], m.start() + len(word) - 2
+    return m.start(), end, word.casefold()
 
 
 def _lone_name(text: str, tokens: list[tuple[int, int, str]], i: int) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from transforms import ner, reference_names
 from transforms.name_check import SENTENCE_WORDS
+from transforms.reference_bodies import public_body, public_body_names
 from transforms.reference_ids import org_ref_id
 from transforms.reference_model import Reference, ReferenceConfig, ReferenceKind, _fold, _mapped, _Prepared
 
@@ -57,6 +58,14 @@ def legal_form_names(view: str, text: str) -> list[ner.Entity]:
             end -= 1  # "Datenwerk GmbH." ends a sentence; "Acme Corp." and "S.p.A." keep their dot
         found.append(ner.Entity("ORG", text[start:end], start, end))
     return found
+
+
+def written_organisations(view: str, text: str) -> list[ner.Entity]:
+    """Organisations the text's own words mark as such in any Latin-script segment: a legal form, then a public
+    body's head word (reference_bodies.py) where no legal-form name holds the span."""
+    legal = legal_form_names(view, text)
+    bodies = [b for b in public_body_names(view, text) if not any(b.start < c.end and c.start < b.end for c in legal)]
+    return sorted([*legal, *bodies], key=lambda e: e.start)
 
 
 def _name_start(view: str, text: str, form_start: int) -> int | None:
@@ -170,7 +179,7 @@ def entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config:
     stop = reference_names.stop_list(config)
     if mapped:
         confidence = 1.0
-    elif label == "ORG" and _FORM.search(entity.text):
+    elif label == "ORG" and (_FORM.search(entity.text) or public_body(entity.text)):
         confidence = legal_form_confidence(entity.text, stop)
     elif model_word(entity.text, text):
         confidence = 0.0

@@ -207,7 +207,7 @@ def text_dates(text: str, language: str, reference: dt.date | None) -> Iterator[
 
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
-_TODAY = frozenset({"today", "heute", "aujourd'hui", "hoy", "今天"})
+_TODAY = frozenset({"today", "heute", "aujourd'hui", "hoy", "oggi", "今天"})
 _NO_DAY = dt.date(2000, 7, 1)  # only absolute dates are kept when neither a record day nor a text year is known
 
 
@@ -228,4 +228,11 @@ def _header_or_attribution(text: str, start: int) -> bool:
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
     line = text[line_start : line_end if line_end >= 0 else len(text)]
+    if line[:1] in (" ", "\t") and line_start:  # a folded header: "Received: by host\n id 1F; Wed, 23 Feb 2005 ..."
+        previous = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
+        if _HEADER_LINE.match(previous) or _ANY_HEADER.match(previous):
+            return True
     return bool(_HEADER_LINE.match(line) or _ATTRIBUTION_LINE.match(line))
+
+
+_ANY_HEADER = re.compile(r"(?:Received|X-[A-Za-z-]+|Delivered-To|Return-Path|DKIM-Signature|ARC-[A-Za-z-]+)[ \t]*:")

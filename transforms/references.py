@@ -44,6 +44,7 @@ from ground.identity import salesforce_id18, salesforce_ref_id
 from ground.records import Attachment
 from transforms import ner, reference_addressing, reference_names, reference_orgs, reference_versions
 from transforms.code_spans import code_spans, inside
+from transforms.reference_files import attached_in_text
 from transforms.reference_ids import (
     _BRACKET_PAIRS,
     _BRACKETED,
@@ -90,6 +91,7 @@ __all__ = [
     "parse_amount",
 ]
 
+_QUOTES = frozenset('"“‘')
 # Kinds a code region may hold: ids a machine wrote. Everything else (names, dates, money, versions, kinds added
 # later) is dropped inside code.
 MACHINE_KINDS: frozenset[str] = frozenset(
@@ -170,9 +172,11 @@ def _rule_candidates(
         if _BRACKET_PAIRS.get(m.group(1)) == m.group(3):
             name = _basename(m.group(2))  # "/images/logo.png" -> logo.png
             start = m.end(2) - len(name)
-            bracketed.append(
-                _Candidate(start, start + len(name), "attachment", _file_id(name, by_name, prepared, scope))
-            )
+            # a quoted string is a file handed over only as a bare name is (reference_files): "No such file: x.png"
+            # and `url: "my file.png"` quote a message or a literal; CJK title brackets (《报价单.xlsx》) name a document
+            handed = m.group(1) not in _QUOTES or _fold(name) in by_name or attached_in_text(text, m.start(), m.end())
+            file_id = _file_id(name, by_name, prepared, scope) if handed else None
+            bracketed.append(_Candidate(start, start + len(name), "attachment", file_id))
     for found_start, found_end in _bare_file_names(text):
         name, removed = _strip_connectors(text[found_start:found_end])
         if name and not name.startswith("."):
@@ -180,8 +184,13 @@ def _rule_candidates(
             # `tiapp.xml`, `config.json`, `build.log`, `x.tar.gz` in prose are project files, not attachments,
             # unless the record carries an attachment of that name: claimed (no NER on them), no reference.
             # "PM.png", "5.30.02.png": the tail of a timestamped name with spaces; claimed, no reference.
+            # Any other bare name needs the line to attach or show it (reference_files.attached_in_text).
             known = _fold(name) in by_name
-            path_like = _PATH_LIKE_FILE.search(name) is not None or fragment_name(text, start, name)
+            path_like = (
+                _PATH_LIKE_FILE.search(name) is not None
+                or fragment_name(text, start, name)
+                or not attached_in_text(text, start, found_end)
+            )
             bare.append(
                 _Candidate(
                     start,
@@ -236,7 +245,7 @@ def _rules(
                 for a, b, ref in reference_addressing.party_names(text, prepared.parties)
             ]
         )
-    companies = reference_orgs.legal_form_names(reference_names.ner_view(text, (), ()), text) if text else []
+    companies = reference_orgs.written_organisations(reference_names.ner_view(text, (), ()), text) if text else []
     if text:  # a company keeps its span from a version ("Telekom AG Niederlassung 3" is no product release)
         versions = reference_versions.find_versions(text)
         candidates.append(

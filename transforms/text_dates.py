@@ -1,10 +1,10 @@
-"""Dates written in prose -> ISO dates, by a small rule set (EN, DE, FR, ES, ZH); pure and deterministic.
+"""Dates written in prose -> ISO dates, by a small rule set (EN, DE, FR, ES, IT, ZH); pure and deterministic.
 
 Chosen over dateparser's search_dates after measuring both on tests/transforms/golden/text_dates.json (see the README
 section "Intent facts and dates"): search_dates reads amounts, versions and times as dates ("1.6 TB", "08:40") and
 resolves day/month order silently, while a confirmation needs precision more than recall.
 
-What is written: ISO (2026-09-14), day-month-year with a month name in any of the five languages ("14 September 2026",
+What is written: ISO (2026-09-14), day-month-year with a month name in any of the six languages ("14 September 2026",
 "14. September 2026", "14 septembre 2026", "14 de septiembre de 2026", "September 14, 2026", "Sept 14"), dotted
 European dates (14.09.2026, "am 14.09."), CJK dates (2026年9月14日, 9月14日), slashed dates where the language fixes
 the order (DE/FR/ES day first) or a part above 12 decides it, and a few relative forms ("next Tuesday", "nächsten
@@ -12,7 +12,9 @@ Dienstag", "mardi prochain", "el próximo martes", "下周二", "by Friday"/"bis
 "nächste Woche"/"la semaine prochaine" (its Monday), tomorrow/morgen/demain/mañana/明天, yesterday/gestern/ayer)
 against the record's own time. A dotted date without a year ("am 14.09.") counts only in day-first languages: in
 English "fixed in 10.5." is a version. A date without a year takes the year that puts it closest to the record's time. 03/04/2026 in English text
-is ambiguous: it is reported as such and never turned into a date.
+is ambiguous: it is reported as such and never turned into a date. Italian (issue 28, fifth round): month and weekday
+names ("1 dicembre 2015", "venerdì prossimo", "entro giovedì", domani/oggi/ieri); old mail's "12/22/95" (a two-digit
+year, in the century nearest the record, only where the order is clear).
 """
 
 import datetime as dt
@@ -26,18 +28,18 @@ from transforms.text_date_scan import PatternScanner
 MONTHS: dict[str, int] = {}
 for _number, _names in enumerate(
     (
-        "january jan januar janvier janv enero ene",
-        "february feb februar févr fevrier février fév febrero",
+        "january jan januar janvier janv enero ene gennaio",
+        "february feb februar févr fevrier février fév febrero febbraio",
         "march mar märz maerz mars marzo",
-        "april apr avril avr abril abr",
-        "may mai mayo",
-        "june jun juni juin junio",
-        "july jul juli juillet juil julio",
+        "april apr avril avr abril abr aprile",
+        "may mai mayo maggio",
+        "june jun juni juin junio giugno",
+        "july jul juli juillet juil julio luglio",
         "august aug août aout agosto ago",
-        "september sep sept septembre septiembre set setiembre",
-        "october oct oktober okt octobre octubre",
+        "september sep sept septembre septiembre set setiembre settembre",
+        "october oct oktober okt octobre octubre ottobre",
         "november nov novembre noviembre",
-        "december dec dezember dez décembre decembre déc diciembre dic",
+        "december dec dezember dez décembre decembre déc diciembre dic dicembre",
     ),
     start=1,
 ):
@@ -47,13 +49,13 @@ for _number, _names in enumerate(
 WEEKDAYS: dict[str, int] = {}
 for _number, _names in enumerate(
     (
-        "monday mon montag lundi lunes",
-        "tuesday tue tues dienstag mardi martes",
-        "wednesday wed mittwoch mercredi miércoles miercoles",
-        "thursday thu thurs donnerstag jeudi jueves",
-        "friday fri freitag vendredi viernes",
+        "monday mon montag lundi lunes lunedì lunedi",
+        "tuesday tue tues dienstag mardi martes martedì martedi",
+        "wednesday wed mittwoch mercredi miércoles miercoles mercoledì mercoledi",
+        "thursday thu thurs donnerstag jeudi jueves giovedì giovedi",
+        "friday fri freitag vendredi viernes venerdì venerdi",
         "saturday sat samstag sonnabend samedi sábado sabado",
-        "sunday sun sonntag dimanche domingo",
+        "sunday sun sonntag dimanche domingo domenica",
     )
 ):
     for _name in _names.split():
@@ -91,24 +93,26 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("dotted", re.compile(_B + r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?:" + _YEAR + r"(?!\w|[.,]\d)|(?=\s|$|[,;:)]))")),
     ("slashed", re.compile(_B + r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/" + _YEAR + _E)),
+    # "12/22/97" in old mail: a two-digit year, read in the century nearest the record (only where the order is clear)
+    ("slashed", re.compile(_B + r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<yy>\d\d)" + _E)),
 ]
 RELATIVE: list[tuple[str, re.Pattern[str]]] = [
     (
         "next_weekday",
         re.compile(
             r"\b(?:next|nächste[nm]?|naechste[nm]?|kommende[nm]?|el\s+próximo|el\s+proximo|"
-            r"próximo|proximo)\s+(?P<wd>" + _WEEKDAY + r")\b",
+            r"próximo|proximo|prossimo)\s+(?P<wd>" + _WEEKDAY + r")\b",
             re.IGNORECASE,
         ),
     ),
     (
         "next_weekday",
-        re.compile(r"\b(?P<wd>" + _WEEKDAY + r")\s+(?:prochain|que\s+viene|próximo|proximo)\b", re.IGNORECASE),
+        re.compile(r"\b(?P<wd>" + _WEEKDAY + r")\s+(?:prochain|que\s+viene|próximo|proximo|prossimo)\b", re.IGNORECASE),
     ),
     (
         "coming_weekday",
         re.compile(
-            r"\b(?:by|until|till|before|bis|spätestens|avant|antes\s+del?|hasta\s+el)\s+(?:(?:this|next|diesen|"
+            r"\b(?:by|until|till|before|bis|spätestens|avant|antes\s+del?|hasta\s+el|entro)\s+(?:(?:this|next|diesen|"
             r"nächsten|naechsten)\s+)?(?P<wd>" + _WEEKDAY + r")\b",
             re.IGNORECASE,
         ),
@@ -118,7 +122,8 @@ RELATIVE: list[tuple[str, re.Pattern[str]]] = [
         "next_week",
         re.compile(
             r"\b(?:next\s+week|nächste[nr]?\s+Woche|naechste[nr]?\s+Woche|kommende[nr]?\s+Woche|"
-            r"la\s+semaine\s+prochaine|la\s+semana\s+que\s+viene|la\s+próxima\s+semana|la\s+proxima\s+semana)\b",
+            r"la\s+semaine\s+prochaine|la\s+semana\s+que\s+viene|la\s+próxima\s+semana|la\s+proxima\s+semana|"
+            r"la\s+prossima\s+settimana|la\s+settimana\s+prossima)\b",
             re.IGNORECASE,
         ),
     ),
@@ -126,7 +131,8 @@ RELATIVE: list[tuple[str, re.Pattern[str]]] = [
     (
         "offset",
         re.compile(
-            r"\b(?P<w>tomorrow|übermorgen|morgen|demain|mañana|manana|today|heute|aujourd'hui|hoy|yesterday|gestern|"
+            r"\b(?P<w>tomorrow|übermorgen|morgen|demain|mañana|manana|domani|dopodomani|today|heute|aujourd'hui|hoy|oggi|"
+            r"yesterday|gestern|ieri|"
             r"ayer)\b",
             re.IGNORECASE,
         ),
@@ -150,6 +156,10 @@ OFFSETS = {
     "yesterday": -1,
     "gestern": -1,
     "ayer": -1,
+    "domani": 1,
+    "dopodomani": 2,
+    "oggi": 0,
+    "ieri": -1,
     "昨天": -1,
 }
 DAY_FIRST_LANGUAGES = frozenset({"de", "fr", "es", "it", "nl", "pt"})
@@ -160,9 +170,10 @@ _NEEDS: dict[str, frozenset[str]] = {
     "mdy_name": frozenset(MONTHS),
     "next_weekday": frozenset(WEEKDAYS),
     "coming_weekday": frozenset(WEEKDAYS),
-    "next_week": frozenset({"week", "woche", "semaine", "semana"}),
+    "next_week": frozenset({"week", "woche", "semaine", "semana", "settimana"}),
     "offset": frozenset(OFFSETS) | {"aujourd"},
 }
+_CLOCK = re.compile(r"[ \t]+\d{1,2}:\d\d")
 _MORNING = re.compile(r"\b(guten|jeden|am|den|diesen|heute|früh)\s+$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 
@@ -213,9 +224,14 @@ def _absolute(kind: str, m: re.Match[str], language: str, reference: dt.date) ->
     else:
         day = int(g["d"])
         month = MONTHS[g["mn"].lower()] if g.get("mn") else int(g["m"])
-    if g.get("y"):
+    if g.get("y") or g.get("yy"):
+        year = (
+            int(g["y"])
+            if g.get("y")
+            else min((1900 + int(g["yy"]), 2000 + int(g["yy"])), key=lambda y: abs(y - reference.year))
+        )
         try:
-            return dt.date(int(g["y"]), month, day), "absolute", False
+            return dt.date(year, month, day), "absolute", False
         except ValueError:
             return None, "absolute", False
     return _closest_year(month, day, reference), "year_inferred", False
@@ -284,6 +300,8 @@ def find_dates(
             ):
                 if not m.group("mn")[0].isupper():
                     continue  # "may 3 people" is a verb, not a month
+            if m.groupdict().get("yy") and _CLOCK.match(text, m.end()):
+                continue  # "Timestamp = 03/28/16 14:12": a tool's stamp, not a day the author states
             if kind == "dotted" and not m.group("y") and language.split("-")[0] not in DAY_FIRST_LANGUAGES:
                 continue  # "fixed in 10.5." is a version in English text
             date, form, unclear = _absolute(kind, m, language, ref)

@@ -118,7 +118,7 @@ def test_given_cjk_brackets_then_whole_name_taken():
 
 
 def test_given_quoted_path_then_file_name_is_the_base_name():
-    text = 'src="/images/logo.png" alt="x"'
+    text = 'Attached: src="/images/logo.png" alt="x"'
     refs = extract_references(text, config=RULES)
     assert [(r.id, text[r.start : r.end]) for r in refs] == [("attachment:name:logo.png", "logo.png")]
 
