@@ -30,6 +30,7 @@ _HEAD_LAST = frozenset({"agency", "authority", "commission", "ministry", "admini
 # Parts of a body that end its name: "... UFFICIO STAMPA", "... Abteilung Recht", "... Office".
 _OFFICE = frozenset({"ufficio", "servizio", "settore", "dipartimento", "abteilung", "referat", "office", "division"})
 _HEADS = frozenset(_HEAD_FIRST) | _OF_HEADS
+_ALL_HEADS = tuple(sorted(_HEADS | _HEAD_LAST))
 _JOINERS = frozenset({"di", "del", "della", "dei", "delle", "de", "du", "des", "la", "von", "der", "of", "for"})
 # English words inside a body's name before its head ("Food and Drug Administration"); other function words end it.
 _BODY_JOINERS = frozenset({"and", "of", "for", "&"})
@@ -40,6 +41,13 @@ _MAX_WORDS = 6
 
 def _capitalised(word: str) -> bool:
     return word[:1].isupper()
+
+
+def may_name_body(text: str) -> bool:
+    """False when `text` holds no head word at all, in any case, so public_body_names would find nothing (a
+    substring test: ~40 scans in C, where one case-insensitive alternation cost 0.7 ms per mail)."""
+    folded = text.casefold()
+    return any(head in folded for head in _ALL_HEADS)
 
 
 def public_body_names(view: str, text: str) -> list[ner.Entity]:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from transforms import ner, reference_names
 from transforms.name_check import SENTENCE_WORDS
-from transforms.reference_bodies import public_body, public_body_names
+from transforms.reference_bodies import may_name_body, public_body, public_body_names
 from transforms.reference_ids import org_ref_id
 from transforms.reference_model import Reference, ReferenceConfig, ReferenceKind, _fold, _mapped, _Prepared
 
@@ -60,9 +60,14 @@ def legal_form_names(view: str, text: str) -> list[ner.Entity]:
     return found
 
 
-def written_organisations(view: str, text: str) -> list[ner.Entity]:
+def written_organisations(text: str) -> list[ner.Entity]:
     """Organisations the text's own words mark as such in any Latin-script segment: a legal form, then a public
-    body's head word (reference_bodies.py) where no legal-form name holds the span."""
+    body's head word (reference_bodies.py) where no legal-form name holds the span. Read on NER's view of the text
+    (code blanked), which is built only when a legal form or a head word is there at all: a code-token pass over a
+    whole mail cost more than the rest of the rules."""
+    if _FORM.search(text) is None and not may_name_body(text):
+        return []
+    view = reference_names.ner_view(text, (), ())
     legal = legal_form_names(view, text)
     bodies = [b for b in public_body_names(view, text) if not any(b.start < c.end and c.start < b.end for c in legal)]
     return sorted([*legal, *bodies], key=lambda e: e.start)

@@ -245,7 +245,7 @@ def _rules(
                 for a, b, ref in reference_addressing.party_names(text, prepared.parties)
             ]
         )
-    companies = reference_orgs.written_organisations(reference_names.ner_view(text, (), ()), text) if text else []
+    companies = reference_orgs.written_organisations(text) if text else []
     if text:  # a company keeps its span from a version ("Telekom AG Niederlassung 3" is no product release)
         versions = reference_versions.find_versions(text)
         candidates.append(
