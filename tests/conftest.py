@@ -49,9 +49,9 @@ def _file_weight(items: list) -> int:
 
 def pytest_collection_modifyitems(config, items):
     """Files holding slow tiers first, in file order otherwise (a stable sort; each file's tests stay in order).
-    Under pytest-xdist (`make test`: --dist loadfile hands out whole files in this order) the long files start at
-    once on both workers and the many quick files fill the end, instead of one long file starting last and running
-    alone while the other worker idles."""
+    Under pytest-xdist (`make test`: --dist loadfile --no-loadscope-reorder hands out whole files in this order) the
+    long files start at once on both workers and the many quick files fill the end, instead of one long file starting
+    last and running alone while the other worker idles."""
     by_file: dict[str, list] = {}
     for item in items:
         by_file.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
