@@ -2,6 +2,11 @@
 SAMPLE_FROM ?= 2026-03-01
 SAMPLE_TO ?= 2026-06-30
 PYTEST_ARGS ?=
+# `make test`: two pytest-xdist workers, each with its own servers (free ports, private temp dirs); whole files per
+# worker (module- and session-scoped setups are not built twice), the slow files first (tests/conftest.py; xdist would
+# otherwise hand out the files with the most tests first).
+# XDIST= runs the suite in one process.
+XDIST ?= -n 2 --dist loadfile --no-loadscope-reorder
 
 .PHONY: setup demo test test-fast lint servers bench lock
 
@@ -16,7 +21,7 @@ servers:
 	./scripts/install_browser.sh
 
 test: setup lint servers
-	.venv/bin/python -m pytest $(PYTEST_ARGS)
+	.venv/bin/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 lint: setup
 	./scripts/lint.sh

@@ -38,3 +38,22 @@ def pytest_runtest_makereport(item, call):
         if "corpus" in reason.lower():
             report.outcome = "failed"
             report.longrepr = f"{reason}\n({REQUIRE_CORPUS_ENV}=1, so this is a failure, not a skip)"
+
+
+def _file_weight(items: list) -> int:
+    """0: a file with a real-model test (the longest files), 1: with another slow test, 2: the rest."""
+    if any(item.get_closest_marker("real_llm") for item in items):
+        return 0
+    return 1 if any(item.get_closest_marker("slow") for item in items) else 2
+
+
+def pytest_collection_modifyitems(config, items):
+    """Files holding slow tiers first, in file order otherwise (a stable sort; each file's tests stay in order).
+    Under pytest-xdist (`make test`: --dist loadfile --no-loadscope-reorder hands out whole files in this order) the
+    long files start at once on both workers and the many quick files fill the end, instead of one long file starting
+    last and running alone while the other worker idles."""
+    by_file: dict[str, list] = {}
+    for item in items:
+        by_file.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    weight = {path: _file_weight(group) for path, group in by_file.items()}
+    items[:] = sorted(items, key=lambda item: weight[item.nodeid.split("::", 1)[0]])

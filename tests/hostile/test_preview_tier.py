@@ -21,10 +21,11 @@ import pytest
 from flow.settings import REPO_ROOT
 from tests.hostile import cases
 
-pytestmark = pytest.mark.slow
-
 CPU_SECONDS = 150  # per preview run (~10 s now); the old code spent 110 s on one long token alone
 WALL_SECONDS = 900  # only against a hang: wall time on two shared cores says little
+# pytest-timeout (300 s by default) must not cut a preview short of its own wall bound: under xdist the other
+# worker shares the cores, and a loaded machine stretched these 7-25 s runs past 300 s of wall time
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(WALL_SECONDS + 60)]
 MEMORY = 6 * 1024**3  # address space; the old code went past 3 GB RSS on archive bombs
 CORPUS = REPO_ROOT.parent / "shared" / "corpus"
 LONG = "a" * 100_000  # one 100k-character word: quadratic in the old language detection (110 s)

@@ -1,5 +1,6 @@
 """Fixtures for the operations tests: a real SMTP server on loopback (aiosmtpd) and a persistent Dagster instance."""
 
+import os
 import time
 from collections.abc import Iterator
 from email import message_from_bytes, policy
@@ -49,8 +50,9 @@ def smtp_server() -> Iterator[tuple[str, int, SmtpSink]]:
 
 
 @pytest.fixture(scope="session")
-def ops_model_cache(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("ops-models")
+def ops_model_cache() -> Path:
+    """The shared intent-model cache of the root conftest (see tests/pipeline/conftest.py's model_cache)."""
+    return Path(os.environ["GRAPHFEED_MODEL_CACHE"])
 
 
 def chain_resources(home: Path, model_cache: Path, **episode_overrides) -> dict:

@@ -1,4 +1,5 @@
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -26,9 +27,11 @@ def expected() -> dict:
 
 
 @pytest.fixture(scope="session")
-def model_cache(tmp_path_factory) -> Path:
-    """Train the intent model once per session; every resource set below shares it."""
-    return tmp_path_factory.mktemp("models")
+def model_cache() -> Path:
+    """The root conftest's shared model cache (GRAPHFEED_MODEL_CACHE): the intent model is trained once for every
+    test folder, xdist worker and graphfeed subprocess, not once more per folder and worker (each training embeds
+    every labelled unit; models are keyed by code and data version, and published by an atomic rename)."""
+    return Path(os.environ["GRAPHFEED_MODEL_CACHE"])
 
 
 def short_home():

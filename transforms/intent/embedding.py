@@ -5,6 +5,7 @@ One forward pass per distinct text: repeated subjects of a thread and re-runs ov
 """
 
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -55,7 +56,8 @@ class DiskCache:
     def save(self) -> None:
         if self.dirty:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp.npz")
+            # per process: two test workers (or graphfeed processes) sharing one model cache may save at once
+            tmp = self.path.with_name(f".{self.path.stem}.{os.getpid()}.tmp.npz")
             np.savez(tmp, **self.vectors)
             tmp.replace(self.path)
             self.dirty = False
