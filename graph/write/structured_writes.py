@@ -81,7 +81,6 @@ def count_facts(result: BatchResult, facts: Sequence[FactSpec]) -> None:
 class _Stored(BaseModel):
     """What the graph already holds for the uuids a batch touches."""
 
-    entity_names: dict[str, str] = Field(default_factory=dict)
     entity_created: dict[str, dt.datetime] = Field(default_factory=dict)
     entities: dict[str, dict[str, Any]] = Field(default_factory=dict)  # uuid -> properties but the vector
     entity_labels: dict[str, set[str]] = Field(default_factory=dict)
@@ -132,7 +131,6 @@ async def read_stored(ctx: WriteContext, group_id: str, episodes: list[Episode],
         for r in rows:
             props = stored.entities[r["uuid"]] = stored_props(r)
             stored.entity_labels[r["uuid"]] = set(r["labels"] or [])
-            stored.entity_names[r["uuid"]] = props.get("name") or ""
             stored.entity_created[r["uuid"]] = as_datetime(props.get("created_at")) or ctx.clock()
             if r["has_vector"]:
                 stored.has_vector.add(r["uuid"])
@@ -248,7 +246,7 @@ async def write_group(
     # ---- entities: keep the better name (a real name beats an address) whatever the arrival order
     names: dict[str, str] = {}
     for spec in facts.entities:
-        old_name = stored.entity_names.get(spec.uuid)
+        old_name = stored.entities.get(spec.uuid, {}).get("name")
         names[spec.uuid] = old_name if old_name and name_rank(old_name) > name_rank(spec.name) else spec.name
 
     # ---- embeddings, batched: names and facts new to the graph or changed (a stored vector stays: stored_rows.py)
