@@ -6,7 +6,9 @@ Rules on the text's layout, no corpus strings: a candidate is one or two name-sh
 letters) none of which is a dictionary word, a stop name (products, OS names, generic terms: name_check) or a sentence
 word (unless the dictionary also lists it as a given name); a two-to-four-word name beside an address must pass
 reference_gazetteer.person_name. The lines first and last in a text are where greetings and signatures are; a lone
-name elsewhere counts only after a closing line.
+name elsewhere counts only after a closing line. A given name that begins exactly one person the export knows (mail
+headers, Jira users: reference_gazetteer) is a name in the same export even where it is also a word ("Cheers,\nTill",
+"sebastian" as the last line) and in prose ("Ingo is saying", "as per Martin's confirmation").
 """
 
 import re
@@ -61,6 +63,11 @@ _SENT_FROM = (
 # What follows a signature: a separator or a mail client's "Sent from my ..." line (any of the corpus's languages).
 _FOOTER = re.compile(r"^[ \t]*(?:-{2,}|_{2,}|={3,}|\*{3,})|" + _SENT_FROM, re.I)
 _SENT_FROM_LINE = re.compile(_SENT_FROM, re.I)
+_LONE_WORD = re.compile(rf"^[ \t]*(?:-[ \t]*)?([{_UP}{_LOW}][{_LOW}]+)[ \t]*(?:,|\.{{1,3}}|!)?[ \t]*$")
+# A capitalised word with an optional possessive; the words around it decide whether it stands alone.
+_GIVEN = re.compile(rf"(?<![\w.@/-])([{_UP}][{_LOW}]+)(?:['’]s)?(?![\w@-])")
+_CAPITAL_BEFORE = re.compile(rf"[{_UP}][\w.]*[ ]$")
+_CAPITAL_AFTER = re.compile(rf"(?:['’]s)?[ ][{_UP}]")
 # One word beside an address it is the local part of: "Eryq (eryq@example.org)", "Jan <jan.k@example.org>".
 _SELF_ADDRESSED = re.compile(rf"(?<![\w.-])({_WORD})[ \t]*[(<][ \t]*([A-Za-z0-9._%+-]+)@[A-Za-z0-9.-]+[ \t]*[)>]")
 _ADDRESSED = re.compile(
@@ -124,8 +131,34 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def addressed_names(text: str) -> Iterator[tuple[int, int, str]]:
-    """(start, end, name) of greeted, signing and addressed people in `text`, in text order, non-overlapping."""
+def _known_given(line: str, given: frozenset[str]) -> re.Match[str] | None:
+    """A line that is only a known given name, in any case ("sebastian", "Till,")."""
+    m = _LONE_WORD.match(line)
+    return m if m and m.group(1).casefold() in given and m.group(1).casefold() not in _SALUTATIONS else None
+
+
+def given_names(text: str, given: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    """(start, end, name): a capitalised known given name standing alone in prose (no capitalised word right before
+    or after it, no dictionary word unless the dictionary lists it as a name), without a possessive "'s"."""
+    if not given:
+        return
+    stop = load_stop_names()
+    for m in _GIVEN.finditer(text):
+        word = m.group(1)
+        folded = word.casefold()
+        if folded not in given or folded in SENTENCE_WORDS or folded in stop:
+            continue
+        if common_word(word) and not proper_word(word):
+            continue
+        before, after = text[max(0, m.start() - 40) : m.start()], text[m.end() : m.end() + 40]
+        if _CAPITAL_BEFORE.search(before) or _CAPITAL_AFTER.match(after):
+            continue  # part of a longer name ("Martin Fowler"), which is another person
+        yield m.start(1), m.start(1) + len(word), word
+
+
+def addressed_names(text: str, given: frozenset[str] = frozenset()) -> Iterator[tuple[int, int, str]]:
+    """(start, end, name) of greeted, signing and addressed people in `text`, in text order, non-overlapping.
+    `given`: the given names the export's known people begin with (a sign-off with one of them is a name)."""
     found: list[tuple[int, int, str]] = []
     for m in _GREETING.finditer(text):
         if _name_ok(m.group(1)):
@@ -141,14 +174,18 @@ def addressed_names(text: str) -> Iterator[tuple[int, int, str]]:
             found.append((m.start(1), m.end(1), name))
     lines = [(pos, line) for pos, line in _lines(text) if line.strip()]
     for i, (pos, line) in enumerate(lines):
-        m = _LONE.match(line)
-        if not m or not _name_ok(m.group(1)):
-            continue
         before = lines[i - 1][1] if i else ""
-        first = i == 1  # line 0 is the title
         after = lines[i + 1][1] if i + 1 < len(lines) else ""
         last = i == len(lines) - 1 or bool(_FOOTER.match(after))  # a footer or "Sent from my phone" may follow
         closing = bool(_CLOSING.match(before))
+        known = _known_given(line, given) if i and (closing or last or _ADDRESSED.match(after)) else None
+        if known:  # signed with a known person's given name: "Cheers,\nTill", "sebastian\nSebastian Rahtz <...>"
+            found.append((pos + known.start(1), pos + known.end(1), known.group(1)))
+            continue
+        m = _LONE.match(line)
+        if not m or not _name_ok(m.group(1)):
+            continue
+        first = i == 1  # line 0 is the title
         # "- Russ" ends a text; so does a name after a sentence's end, or right above "Sent from my phone"
         signed = last and (
             line.lstrip().startswith("-") or before.rstrip()[-1:] in ".!?" or bool(_SENT_FROM_LINE.match(after))
@@ -166,12 +203,16 @@ def addressed_names(text: str) -> Iterator[tuple[int, int, str]]:
             end = stop
 
 
-def party_names(text: str, parties: dict[str, list[tuple[tuple[str, ...], str]]]) -> Iterator[tuple[int, int, str]]:
+def party_names(
+    text: str, parties: dict[str, list[tuple[tuple[str, ...], str]]], given: frozenset[str] = frozenset()
+) -> Iterator[tuple[int, int, str]]:
     """(start, end, id): the parties the export knows (reference_names.known_names) first, then the greeted, signing
-    and addressed people that do not overlap them, as `person:<casefolded name>`."""
+    and addressed people and the known given names in prose that do not overlap them, as `person:<casefolded name>`
+    (the name as written: a given name alone is not resolved to the full name)."""
     known = list(known_names(text, parties))
     yield from known
     spans = [(a, b) for a, b, _ in known]
-    for start, end, name in addressed_names(text):
+    for start, end, name in sorted([*addressed_names(text, given), *given_names(text, given)]):
         if not any(a < end and start < b for a, b in spans):
+            spans.append((start, end))
             yield start, end, f"person:{_fold(name)}"

@@ -5,7 +5,7 @@ Used by the rule pass in transforms/references.py; see its docstring for the rul
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from urllib.parse import parse_qsl, urlsplit
 
 from ground.identity import salesforce_id18, salesforce_ref_id
@@ -33,6 +33,21 @@ def org_key(name: str) -> str:
 def org_ref_id(name: str) -> str:
     """The one place an organisation's id is made (NER, legal forms, the export's accounts and mail domains)."""
     return f"org:{org_key(name)}"
+
+
+# A company written as its domain ("MySurvey.com: You have a survey waiting!", "Профессионалы.ru"): a capital, a
+# lower-case letter in the name and a common top-level domain; no file extension (.py, .js, .pl, .sh, .cc, .md); not
+# the tail of a joined name ("Barnes & Noble.com").
+_DOMAIN_NAME = re.compile(
+    r"(?<![\w.@/:-])(?<!& )([A-ZА-ЯЁ][\w-]*[a-zа-яё][\w-]*\.(?:com|net|org|io|info|biz|ru|de|fr|it|es|nl|ch|eu))(?![\w@/-]|\.\w)"
+)
+
+
+def domain_names(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, organisation id) of names written as a domain; URLs and addresses claim their text first."""
+    if "." in text:
+        for m in _DOMAIN_NAME.finditer(text):
+            yield m.start(1), m.end(1), org_ref_id(m.group(1))
 
 
 # --------------------------------------------------------------------------------------------------- URLs

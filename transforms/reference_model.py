@@ -89,6 +89,9 @@ class _Prepared(NamedTuple):
     # Known people of two words or more and known organisations (name_map entries) by their first word, casefolded:
     # the token scan in reference_names.known_names finds them where NER did not.
     parties: dict[str, list[tuple[tuple[str, ...], str]]]
+    # Given names (casefolded) that begin exactly one known person's name and no organisation's: in the same export
+    # a lone "Ingo" or "Martin's" names a person (reference_addressing.given_names).
+    given: frozenset[str]
 
 
 def _prepare(config: ReferenceConfig) -> _Prepared:
@@ -114,7 +117,8 @@ def _prepare(config: ReferenceConfig) -> _Prepared:
         salesforce_bases=bases(config.salesforce_base_urls),
         names=dict(config.name_map),
         folded_names={_fold(k): v for k, v in config.name_map.items()},
-        parties=_parties(config.name_map),
+        parties=(parties := _parties(config.name_map)),
+        given=_given(parties),
     )
     config._prepared = prepared
     return prepared
@@ -129,6 +133,15 @@ def _parties(name_map: dict[str, str]) -> dict[str, list[tuple[tuple[str, ...], 
     for entries in index.values():
         entries.sort(key=lambda e: -len(e[0]))  # the longest name first
     return index
+
+
+def _given(parties: dict[str, list[tuple[tuple[str, ...], str]]]) -> frozenset[str]:
+    return frozenset(
+        word
+        for word, entries in parties.items()
+        if len({ref for words, ref in entries if ref.startswith("person:")}) == 1
+        and not any(ref.startswith("org:") for _, ref in entries)
+    )
 
 
 def _fold(name: str) -> str:

@@ -18,8 +18,8 @@ Rules that are not obvious (measured in notes/nlp.md §3.5):
   (connectors/jira/project_keys.py; flow/project_keys.py persists them so mail read later knows them too).
 * Overlaps: a span belongs to the first rule that claims it, in this order: URL, Message-ID, e-mail address,
   known attachment name, bracketed file name, bare file name, Jira key, Salesforce id, money, date, a party the
-  export knows (reference_gazetteer.py), version (reference_versions.py). NER entities that overlap any rule span
-  are dropped (the small model tags ids as CARDINAL and SaaS names as GPE/PERSON).
+  export knows (reference_gazetteer.py), a name written as a domain ("MySurvey.com"), version (reference_versions.py).
+  NER entities that overlap any rule span are dropped (the small model tags ids as CARDINAL and SaaS names as GPE).
 * NER reads only the English segments of a text (transforms/language.segments), and its names pass the checks of
   transforms/name_check.py (generic words, unexpanded acronyms, stop lists with reasons). A name written with its
   legal form ("Deutsche Telekom AG") is an organisation in any Latin-script segment (reference_orgs.py, which also
@@ -58,6 +58,7 @@ from transforms.reference_ids import (
     _strip_connectors,
     _trim_url,
     attachment_name_id,
+    domain_names,
     file_markup,
     fragment_name,
     marked_issue_key,
@@ -238,13 +239,14 @@ def _rules(
     scope: str | None,
 ) -> _Rules:
     candidates = _rule_candidates(text, language, attachments, prepared, reference_date, scope) if text else []
-    if text:  # then parties the export knows, then versions: a date, URL, file name or id keeps its span
+    if text:  # then known parties, names written as a domain, then versions: a date, URL or id keeps its span
         candidates.append(
             [
                 _Candidate(a, b, "person" if ref.startswith("person:") else "organization", ref)
-                for a, b, ref in reference_addressing.party_names(text, prepared.parties)
+                for a, b, ref in reference_addressing.party_names(text, prepared.parties, prepared.given)
             ]
         )
+        candidates.append([_Candidate(a, b, "organization", ref) for a, b, ref in domain_names(text)])
     companies = reference_orgs.written_organisations(text) if text else []
     if text:  # a company keeps its span from a version ("Telekom AG Niederlassung 3" is no product release)
         versions = reference_versions.find_versions(text)
