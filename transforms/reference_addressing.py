@@ -174,16 +174,19 @@ def addressed_names(text: str, given: frozenset[str] = frozenset()) -> Iterator[
             found.append((m.start(1), m.end(1), name))
     lines = [(pos, line) for pos, line in _lines(text) if line.strip()]
     for i, (pos, line) in enumerate(lines):
+        known = _known_given(line, given) if given and i else None
+        m = known or _LONE.match(line)
+        if not m or not (known or _name_ok(m.group(1))):
+            continue
         before = lines[i - 1][1] if i else ""
         after = lines[i + 1][1] if i + 1 < len(lines) else ""
         last = i == len(lines) - 1 or bool(_FOOTER.match(after))  # a footer or "Sent from my phone" may follow
         closing = bool(_CLOSING.match(before))
-        known = _known_given(line, given) if i and (closing or last or _ADDRESSED.match(after)) else None
-        if known:  # signed with a known person's given name: "Cheers,\nTill", "sebastian\nSebastian Rahtz <...>"
+        # signed with a known person's given name: "Cheers,\nTill", "sebastian\nSebastian Rahtz <...>"
+        if known and (closing or last or _ADDRESSED.match(after)):
             found.append((pos + known.start(1), pos + known.end(1), known.group(1)))
             continue
-        m = _LONE.match(line)
-        if not m or not _name_ok(m.group(1)):
+        if known and not ((m := _LONE.match(line)) and _name_ok(m.group(1))):
             continue
         first = i == 1  # line 0 is the title
         # "- Russ" ends a text; so does a name after a sentence's end, or right above "Sent from my phone"

@@ -38,14 +38,14 @@ def org_ref_id(name: str) -> str:
 # A company written as its domain ("MySurvey.com: You have a survey waiting!", "Профессионалы.ru"): a capital, a
 # lower-case letter in the name and a common top-level domain; no file extension (.py, .js, .pl, .sh, .cc, .md); not
 # the tail of a joined name ("Barnes & Noble.com").
-_DOMAIN_NAME = re.compile(
-    r"(?<![\w.@/:-])(?<!& )([A-ZА-ЯЁ][\w-]*[a-zа-яё][\w-]*\.(?:com|net|org|io|info|biz|ru|de|fr|it|es|nl|ch|eu))(?![\w@/-]|\.\w)"
-)
+_TLD = r"\.(?:com|net|org|io|info|biz|ru|de|fr|it|es|nl|ch|eu)(?![\w@/-]|\.\w)"
+_DOMAIN_NAME = re.compile(r"(?<![\w.@/:-])(?<!& )([A-ZА-ЯЁ][\w-]*[a-zа-яё][\w-]*" + _TLD + ")")
+_TLD_END = re.compile(_TLD)  # searched first: a scan from every capital letter costs ~0.05 ms per mail
 
 
 def domain_names(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, organisation id) of names written as a domain; URLs and addresses claim their text first."""
-    if "." in text:
+    if _TLD_END.search(text):
         for m in _DOMAIN_NAME.finditer(text):
             yield m.start(1), m.end(1), org_ref_id(m.group(1))
 

@@ -90,3 +90,11 @@ def test_given_a_company_written_as_its_domain_when_read_then_an_organisation(te
 )
 def test_given_a_domain_shaped_token_that_names_no_company_when_read_then_no_organisation(text):
     assert organisations(text) == []
+
+
+def test_given_a_known_given_name_greeted_on_the_first_line_when_read_then_still_the_greeted_person():
+    # given: "Jan," opens the mail (the layout rule) and the export knows a Jan
+    config = ReferenceConfig(ner=False, name_map={**KNOWN, "Jan Vennemann": "person:jan vennemann"})
+    assert people("Re: export\nJan,\n\nthe export runs tonight, see the attached log for the details.", config) == [
+        "person:jan"
+    ]
