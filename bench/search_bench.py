@@ -242,7 +242,8 @@ async def run_backend(backend: str, args: argparse.Namespace, home: Path) -> dic
     if backend == "neo4j":
         from tests.servers.neo4j_server import start_neo4j
 
-        server = start_neo4j(home / "neo4j", peak=args.neo4j_jit == "c2")
+        memory = (args.neo4j_heap, args.neo4j_pagecache_mb) if args.neo4j_heap else None
+        server = start_neo4j(home / "neo4j", peak=args.neo4j_jit == "c2", memory=memory, timeout=600)
         print(f"neo4j: JIT {args.neo4j_jit}, warm-up {args.warmup} questions now + {args.warmup} as of")
         config = GraphConfig(
             backend="neo4j", home=home, neo4j_uri=server.uri, neo4j_user=server.user, neo4j_password=server.password
@@ -275,6 +276,8 @@ def main() -> None:
     parser.add_argument("--baseline-timeout", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--neo4j-jit", choices=["c1", "c2"], default="c2")
+    parser.add_argument("--neo4j-heap", default=None, help="test Neo4j heap for a large graph, e.g. 4g (default 1g)")
+    parser.add_argument("--neo4j-pagecache-mb", type=int, default=4096, help="with --neo4j-heap: page cache MB")
     parser.add_argument("--vectorless", action="store_true", help="envelope facts (SENT_TO: 40 %%) without a vector")
     parser.add_argument("--ef-construction", type=int, default=None, help="FalkorDB HNSW build breadth (default 200)")
     parser.add_argument("--answers", type=Path, default=None, help="write the hits here, or compare with them")

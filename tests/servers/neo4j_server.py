@@ -131,17 +131,23 @@ def _check_query(uri: str, auth: tuple[str, str]) -> None:
             raise Neo4jStartError(f"RETURN 1 gave {records!r}")
 
 
-def _start_once(workdir: Path, jars_dir: Path, timeout: float, peak: bool) -> Neo4jServer:
+def _start_once(
+    workdir: Path, jars_dir: Path, timeout: float, peak: bool, memory: tuple[str, int] | None = None
+) -> Neo4jServer:
     port = free_port()
     data_dir = workdir / f"neo4j-{port}"
     data_dir.mkdir(parents=True)
     log_path = workdir / f"neo4j-{port}.log"
     password = secrets.token_urlsafe(18)
     env = {**os.environ, PASSWORD_ENV: password}
+    command = _launch_command(jars_dir, peak)
+    if memory:  # the last -Xmx wins; the launcher reads the page cache size from its environment
+        command.insert(command.index("-cp"), f"-Xmx{memory[0]}")
+        env["GRAPHFEED_NEO4J_PAGECACHE_MB"] = str(memory[1])
     started = time.monotonic()
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [*_launch_command(jars_dir, peak), str(data_dir), str(port)],
+            [*command, str(data_dir), str(port)],
             stdin=subprocess.PIPE,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -184,20 +190,26 @@ def _start_once(workdir: Path, jars_dir: Path, timeout: float, peak: bool) -> Ne
 
 
 def start_neo4j(
-    workdir: Path, jars_dir: Path | None = None, timeout: float = 120, *, peak: bool = False
+    workdir: Path,
+    jars_dir: Path | None = None,
+    timeout: float = 120,
+    *,
+    peak: bool = False,
+    memory: tuple[str, int] | None = None,
 ) -> Neo4jServer:
     """Start Neo4j 5.26 on a free 127.0.0.1 port with auth (user neo4j, random password) and wait for `RETURN 1`.
 
     `jars_dir` is the fetch_neo4j.sh cache dir or its `jars/` subfolder (default: $GRAPHFEED_NEO4J_HOME or
     ~/.cache/graphfeed/neo4j-5.26). Retries once with another port if the first one was taken in between.
     peak: the C2 JIT too (slower start and warm-up, ~2x faster queries once warm: the search bench).
+    memory: (heap, page cache MB), e.g. ("4g", 6144), for a large bench graph; default the tests' 1 GB and 64 MB.
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     jars = _resolve_jars(jars_dir)
     try:
-        return _start_once(workdir, jars, timeout, peak)
+        return _start_once(workdir, jars, timeout, peak, memory)
     except Neo4jStartError as exc:
         if "BindException" not in str(exc) and "Address already in use" not in str(exc):
             raise
-        return _start_once(workdir, jars, timeout, peak)
+        return _start_once(workdir, jars, timeout, peak, memory)

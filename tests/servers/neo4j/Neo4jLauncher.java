@@ -28,6 +28,12 @@ import org.neo4j.logging.log4j.Log4jLogProvider;
 public final class Neo4jLauncher {
     static final String PASSWORD_ENV = "GRAPHFEED_NEO4J_PASSWORD";
 
+    /** Page cache in MB: 64 for the tests' small graphs; $GRAPHFEED_NEO4J_PAGECACHE_MB for a large bench graph. */
+    static long pagecacheMb() {
+        String mb = System.getenv("GRAPHFEED_NEO4J_PAGECACHE_MB");
+        return mb == null || mb.isBlank() ? 64L : Long.parseLong(mb.trim());
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
             System.err.println("usage: Neo4jLauncher <dataDir> <boltPort>  (password in $" + PASSWORD_ENV + ")");
@@ -48,7 +54,7 @@ public final class Neo4jLauncher {
                 .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
                 .setConfig(GraphDatabaseSettings.auth_enabled, true)
                 .setConfig(GraphDatabaseSettings.udc_enabled, false)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, 64L * 1024 * 1024)
+                .setConfig(GraphDatabaseSettings.pagecache_memory, pagecacheMb() * 1024 * 1024)
                 .setConfig(GraphDatabaseSettings.logs_directory, home.resolve("logs"))
                 // Bolt's graceful shutdown waits 2 x 5 s by default; a throwaway test server need not.
                 .setConfig(GraphDatabaseInternalSettings.netty_server_shutdown_quiet_period, 0)
