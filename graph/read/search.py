@@ -10,6 +10,7 @@ times out (server-side timeout on every query) is dropped and named in `FactHits
 import asyncio
 import datetime as dt
 import functools
+import re
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
@@ -286,21 +287,37 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) >= 5 else word  # decide ~ decided, escalate ~ escalated
 
 
+_ASKS_SUBJECT = re.compile(r"(?i)^\s*who\s+(?!(?:is|was|are|were|did|does|do|has|had|have|will|would|can|could)\b)\w+")
+_ASKS_OBJECT = re.compile(r"(?i)^\s*(?:who|whom|what|which(?:\s+\w+)?)\s+(?:did|does|do|has|had|have)\s+\S")
+
+
+def asked_side(query: str) -> int | None:
+    """Which end of a fact the entity the question names should be: "Who emailed Tom?" asks for the sender, so Tom is
+    the target (1); "Whom did Tom email?", "What did Tom send?" ask for the object, so Tom is the source (0); None when
+    the question does not say (graph facts run subject -> object: "X emailed Y", "X works at Y")."""
+    if _ASKS_OBJECT.match(query):
+        return 0
+    return 1 if _ASKS_SUBJECT.match(query) else None
+
+
 def _prefer(query: str, centers: list[str], edges: list[Any]) -> list[Any]:
     """Facts whose relation the question names first; among those, a slot's own facts ("what is the status of NW-7"
     ~ HAS_STATUS) before events that only share a word of it (REPORTED_STATUS) unless the question asks for the event
     ("who reported status"); then the facts that say more of the question's words (many alike: "X confirmed a date
-    on ...", "The go-live date of <subject> is ..." of several subjects), then the facts of the entity it names best (the first graph-step origin: graphiti's
-    node-distance idea at distance 0); the fused order otherwise."""
+    on ...", "The go-live date of <subject> is ..." of several subjects), then the facts of the entity it names best (the
+    first graph-step origin: graphiti's node-distance idea at distance 0), on the end the question asks for first
+    ("Who emailed Tom?": Tom as the recipient, asked_side); the fused order otherwise."""
     stems = _stems(query)
     asked = set(named_events(query))
+    side = asked_side(query)
 
-    def key(edge: Any) -> tuple[bool, bool, int, bool]:
+    def key(edge: Any) -> tuple[bool, bool, int, int]:
         named = names_relation(edge, query)
         event = _is_event(edge.name or "")
         said = len(stems & _stems(edge.fact or "")) if named else 0
-        touches = edge.source_node_uuid in centers or edge.target_node_uuid in centers
-        return not named, event and edge.name not in asked, -said, not touches
+        ends = (edge.source_node_uuid in centers, edge.target_node_uuid in centers)
+        touches = 0 if side is not None and ends[side] else 1 if any(ends) else 2
+        return not named, event and edge.name not in asked, -said, touches
 
     return sorted(edges, key=key)
 

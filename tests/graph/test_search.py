@@ -136,3 +136,31 @@ async def test_a_step_over_the_server_side_timeout_degrades_the_search(backend_c
         writer.config.search_timeout_ms = 120_000
         hits = await search_facts(writer, question, group_id=group_id, exact=True)
         assert hits.degraded == [] and hits
+
+
+@synchronously
+async def test_given_mails_both_ways_when_asked_who_emailed_a_person_then_facts_with_them_as_recipient_first(
+    backend_config, group_id
+):
+    from graph.read.search import search_facts
+
+    # given: Dana mails Tom twice, Tom mails Priya four times (Tom is the source of most facts that name him)
+    mails = [
+        email_episode(group_id, f"<d{i}@acme.example>", MARCH + dt.timedelta(days=i), title=t)
+        for i, t in enumerate(["Q2 budget", "release plan"])
+    ]
+    mails += [
+        email_episode(
+            group_id, f"<t{i}@globex.example>", MARCH + dt.timedelta(days=5 + i), actor=TOM, to=(PRIYA,), title=t
+        )
+        for i, t in enumerate(["renewal terms", "incident review", "hiring", "pricing"])
+    ]
+    async with GraphWriter(backend_config(), extractor=fact_extractor()) as writer:
+        await writer.write_batch(mails)
+        # when the question asks for the sender, then Tom is the recipient of the first facts
+        senders = await search_facts(writer, "Who emailed Tom Berger?", group_id=group_id, limit=5)
+        # when it asks for the recipient, then Tom is the sender of the first facts
+        recipients = await search_facts(writer, "Whom did Tom Berger email?", group_id=group_id, limit=5)
+    assert [h.name for h in senders[:2]] == ["SENT_TO", "SENT_TO"]
+    assert all("emailed Tom Berger" in h.fact for h in senders[:2]), [h.fact for h in senders]
+    assert all(h.fact.startswith("Tom Berger ") for h in recipients[:4]), [h.fact for h in recipients]
