@@ -66,7 +66,7 @@ _SENT_FROM_LINE = re.compile(_SENT_FROM, re.I)
 _LONE_WORD = re.compile(rf"^[ \t]*(?:-[ \t]*)?([{_UP}{_LOW}][{_LOW}]+)[ \t]*(?:,|\.{{1,3}}|!)?[ \t]*$")
 # A capitalised word with an optional possessive; the words around it decide whether it stands alone.
 _GIVEN = re.compile(rf"(?<![\w.@/-])([{_UP}][{_LOW}]+)(?:['’]s)?(?![\w@-])")
-_CAPITAL_BEFORE = re.compile(rf"[{_UP}][\w.]*[ ]$")
+_CAPITAL_BEFORE = re.compile(rf"[{_UP}]\w*[ ]$")  # a word, not a sentence's end ("Android. Ingo said")
 _CAPITAL_AFTER = re.compile(rf"(?:['’]s)?[ ][{_UP}]")
 # One word beside an address it is the local part of: "Eryq (eryq@example.org)", "Jan <jan.k@example.org>".
 _SELF_ADDRESSED = re.compile(rf"(?<![\w.-])({_WORD})[ \t]*[(<][ \t]*([A-Za-z0-9._%+-]+)@[A-Za-z0-9.-]+[ \t]*[)>]")

@@ -98,3 +98,8 @@ def test_given_a_known_given_name_greeted_on_the_first_line_when_read_then_still
     assert people("Re: export\nJan,\n\nthe export runs tonight, see the attached log for the details.", config) == [
         "person:jan"
     ]
+
+
+def test_given_a_known_given_name_opening_a_sentence_after_a_capitalised_word_when_read_then_the_person():
+    # given: the sentence before ends with a name-like word ("Android."): no part of the given name's own name
+    assert "person:ingo" in people("Comment on TIX-1: camera\n\nIt fails on Android. Ingo is asking for a device.")
