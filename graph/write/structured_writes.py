@@ -81,7 +81,6 @@ def count_facts(result: BatchResult, facts: Sequence[FactSpec]) -> None:
 class _Stored(BaseModel):
     """What the graph already holds for the uuids a batch touches."""
 
-    entity_created: dict[str, dt.datetime] = Field(default_factory=dict)
     entities: dict[str, dict[str, Any]] = Field(default_factory=dict)  # uuid -> properties but the vector
     entity_labels: dict[str, set[str]] = Field(default_factory=dict)
     episode_created: dict[str, dt.datetime] = Field(default_factory=dict)
@@ -91,6 +90,10 @@ class _Stored(BaseModel):
     # slot family -> (valid_at, slots stated) of each stored fact of the family; slot -> its family
     family_statements: dict[str, list[tuple[dt.datetime | None, frozenset[str]]]] = Field(default_factory=dict)
     slot_family: dict[str, str] = Field(default_factory=dict)
+
+    def created(self, uuid: str) -> dt.datetime | None:
+        """A stored entity's created_at."""
+        return as_datetime(self.entities.get(uuid, {}).get("created_at"))
 
 
 # The edges of single-valued slots, as SlotEdge needs them (the writer's merge and the tombstones both read them).
@@ -129,9 +132,8 @@ async def read_stored(ctx: WriteContext, group_id: str, episodes: list[Episode],
     if facts.entities:
         rows = await q(group_id, STORED_ENTITIES, uuids=[e.uuid for e in facts.entities], kept=list(NODE_KEPT))
         for r in rows:
-            props = stored.entities[r["uuid"]] = stored_props(r)
+            stored.entities[r["uuid"]] = stored_props(r)
             stored.entity_labels[r["uuid"]] = set(r["labels"] or [])
-            stored.entity_created[r["uuid"]] = as_datetime(props.get("created_at")) or ctx.clock()
             if r["has_vector"]:
                 stored.has_vector.add(r["uuid"])
     if episodes:
@@ -284,10 +286,8 @@ async def write_group(
                 f"configured embedding_dim is {ctx.config.embedding_dim}"
             )
 
-    entity_nodes = [
-        entity_node(
-            spec, group_id, name=names[spec.uuid], created_at=stored.entity_created.get(spec.uuid, now), embedding=vec
-        )
+    entity_nodes = [  # a stored entity keeps its first created_at
+        entity_node(spec, group_id, name=names[spec.uuid], created_at=stored.created(spec.uuid) or now, embedding=vec)
         for spec, vec in zip(facts.entities, name_vecs)
     ]
     entity_edges = []
@@ -392,5 +392,5 @@ async def write_group(
     result.facts_written += len(entity_edges)
     count_facts(result, [fact for fact, *_ in fact_list])
     result.episodes_new += sum(1 for e in episodes if e.id not in stored.episode_created)
-    result.entities_new += sum(1 for e in facts.entities if e.uuid not in stored.entity_created)
+    result.entities_new += sum(1 for e in facts.entities if e.uuid not in stored.entities)
     result.facts_new += sum(1 for f in facts.facts if f.uuid not in stored.edges)
