@@ -11,7 +11,7 @@ import asyncio
 import datetime as dt
 import functools
 import re
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -144,10 +144,8 @@ async def search_facts(
         # relations, so a few are not drowned by the many facts that share the question's nouns), then the rest;
         # the narrowed searches run beside the whole one
         named = [names for names in (named_slots(query), named_events(query)) if names]
-        ranked, *narrowed = await asyncio.gather(
-            _ranked(steps, query, text, vec, pool, pushed, exact),
-            *(_narrowed(steps.narrowed(names), query, text, vec, pool, pushed, exact) for names in named),
-        )
+        rank = functools.partial(_ranked, query=query, text=text, vec=vec, pool=pool, moment=pushed, exact=exact)
+        ranked, *narrowed = await asyncio.gather(rank(steps), *(_narrowed(steps.narrowed(n), rank) for n in named))
         await vec  # an embedding that failed fails the search, even when no step waited for it
     finally:
         vec.cancel()  # a failed step: the embedding's result is not wanted (no-op once done)
@@ -196,21 +194,13 @@ async def _ranked(
     return _prefer(query, origins[:1], [by_uuid[u] for u in fuse([[e.uuid for e in found] for found in lists])])
 
 
-async def _narrowed(
-    steps: SearchSteps,
-    query: str,
-    text: str,
-    vec: Awaitable[list[float]],
-    pool: int,
-    moment: dt.datetime | None,
-    exact: bool,
-) -> list[Edge]:
-    """A search among the named relations' facts, skipped when the group holds none: the index calls cannot filter
-    by relation, so they would widen to their bounds (FalkorDB's full-text ladder read every match of the question's
-    hub words: 0.1-0.2 s at 100k facts, the >1 s outliers at 1M)."""
+async def _narrowed(steps: SearchSteps, rank: Callable[[SearchSteps], Awaitable[list[Edge]]]) -> list[Edge]:
+    """`rank` among the named relations' facts (`steps` is narrowed), skipped when the group holds none: the index
+    calls cannot filter by relation, so they would widen to their bounds (FalkorDB's full-text ladder read every match
+    of the question's hub words: 0.1-0.2 s at 100k facts, the >1 s outliers at 1M)."""
     if not await steps.step("relations", steps.any_edge()):
         return []
-    return await _ranked(steps, query, text, vec, pool, moment, exact)
+    return await rank(steps)
 
 
 def fuse(ranked_lists: list[list[str]]) -> list[str]:
