@@ -92,8 +92,8 @@ def _head_first(words: list[re.Match[str]], i: int, view: str, key: str) -> tupl
         run.append(word)
     while len(run) > 1 and run[-1].group().casefold() in _JOINERS:
         run.pop()
-    if len(run) < 2 or (key in _OF_HEADS and run[1].group().casefold() != "of") or len(run) < 3 and key in _OF_HEADS:
-        return None
+    if len(run) < 2 or key in _OF_HEADS and (len(run) < 3 or run[1].group().casefold() != "of"):
+        return None  # a head word alone; "Ministry of Health" needs its "of" and a name after it
     return run[0].start(), run[-1].end()
 
 

@@ -207,6 +207,8 @@ def text_dates(text: str, language: str, reference: dt.date | None) -> Iterator[
 
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+# Headers a reproduced mail's folded second line may belong to ("Received: by host\n id 1F; Wed, 23 Feb 2005 ...").
+_ANY_HEADER = re.compile(r"(?:Received|X-[A-Za-z-]+|Delivered-To|Return-Path|DKIM-Signature|ARC-[A-Za-z-]+)[ \t]*:")
 _TODAY = frozenset({"today", "heute", "aujourd'hui", "hoy", "oggi", "今天"})
 _NO_DAY = dt.date(2000, 7, 1)  # only absolute dates are kept when neither a record day nor a text year is known
 
@@ -233,6 +235,3 @@ def _header_or_attribution(text: str, start: int) -> bool:
         if _HEADER_LINE.match(previous) or _ANY_HEADER.match(previous):
             return True
     return bool(_HEADER_LINE.match(line) or _ATTRIBUTION_LINE.match(line))
-
-
-_ANY_HEADER = re.compile(r"(?:Received|X-[A-Za-z-]+|Delivered-To|Return-Path|DKIM-Signature|ARC-[A-Za-z-]+)[ \t]*:")
