@@ -9,10 +9,10 @@ import pytest
 from connectors.confluence import ConfluenceExportReader, ExportSettings, GroupPolicy
 from ground.contract import TimeWindow, split
 from ground.records import ErrorClass
+from tests.corpus import corpus_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample" / "exports" / "confluence"
-CORPUS = ROOT / ".." / "shared" / "corpus" / "confluence"
 
 
 def _generator():
@@ -148,7 +148,7 @@ def test_saved_rest_responses_and_junk(tmp_path):
 
 @pytest.mark.slow
 def test_every_corpus_file_yields_records_or_failures_and_nothing_raises():
-    files = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix in (".json", ".html"))
+    files = sorted(p for p in corpus_dir("confluence").rglob("*") if p.is_file() and p.suffix in (".json", ".html"))
     assert len(files) > 50
     total = 0
     for path in files:

@@ -1,17 +1,17 @@
 """Storage XHTML -> text over real Confluence Cloud pages (Korean and English) and odd markup."""
 
-from pathlib import Path
-
 import pytest
 
 from connectors.confluence.storage import storage_to_text
+from tests.corpus import CORPUS as SHARED
+from tests.corpus import corpus_dir
 
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "confluence" / "querypie_cloud"
+CORPUS = SHARED / "confluence" / "querypie_cloud"
 PAGES = sorted(CORPUS.rglob("page.xhtml"))
 
 
 def test_the_corpus_is_there():
-    assert len(PAGES) >= 40
+    assert len(sorted(corpus_dir("confluence", "querypie_cloud").rglob("page.xhtml"))) >= 40
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(CORPUS)))
@@ -23,14 +23,14 @@ def test_given_a_real_page_when_converted_then_text_without_degrading(path):
 
 
 def test_lists_keep_every_item_and_nesting():
-    text = storage_to_text((CORPUS / "lists" / "page.xhtml").read_text()).text
+    text = storage_to_text((corpus_dir("confluence", "querypie_cloud", "lists") / "page.xhtml").read_text()).text
     assert "- one\n  - eleven" in text
     assert "1. hello 1\n  1. world 1" in text
     assert "      1. peace 1" in text
 
 
 def test_panels_are_labelled():
-    text = storage_to_text((CORPUS / "panels" / "page.xhtml").read_text()).text
+    text = storage_to_text((corpus_dir("confluence", "querypie_cloud", "panels") / "page.xhtml").read_text()).text
     assert "[Info] This is an info panel." in text
     assert "[Error] This is an error panel." in text  # named as Confluence Cloud and ADF name them
     assert "[Note] This is a note panel." in text and "[Warning] This is a warning panel." in text
@@ -38,7 +38,8 @@ def test_panels_are_labelled():
 
 
 def test_code_tables_links_and_attachments_survive():
-    text_all = {p: storage_to_text(p.read_text()) for p in PAGES}
+    pages = sorted(corpus_dir("confluence", "querypie_cloud").rglob("page.xhtml"))
+    text_all = {p: storage_to_text(p.read_text()) for p in pages}
     assert any("```" in r.text for r in text_all.values())
     assert any("| " in r.text for r in text_all.values())
     assert any(ref.startswith("confluence:") for r in text_all.values() for ref in r.references)

@@ -5,9 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.corpus import corpus_dir
 from transforms.language import detect_language
-
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 
 
 @pytest.mark.parametrize(
@@ -49,7 +48,7 @@ def test_given_ids_and_urls_when_detected_then_they_do_not_count_as_letters():
 
 
 def test_given_real_english_email_sentences_when_detected_then_english():
-    path = CORPUS / "intent" / "parakweet_email_intent" / "Ask0729-fixed.txt"
+    path = corpus_dir("intent", "parakweet_email_intent") / "Ask0729-fixed.txt"
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     sentences = [line.split("\t", 1)[1] for line in lines if "\t" in line]
     long_enough = [s for s in sentences if sum(c.isalpha() for c in s) >= 40][:1000]
@@ -59,7 +58,7 @@ def test_given_real_english_email_sentences_when_detected_then_english():
 
 
 def test_given_real_jira_summaries_when_detected_then_mostly_english():
-    path = CORPUS / "intent" / "jira_resolution_labels" / "tidev_jira_resolution_labels.csv"
+    path = corpus_dir("intent", "jira_resolution_labels") / "tidev_jira_resolution_labels.csv"
     with path.open(encoding="utf-8", newline="") as handle:
         summaries = [row["summary"] for _, row in zip(range(2000), csv.DictReader(handle))]
     judged = [s for s in summaries if sum(c.isalpha() for c in s) >= 30]

@@ -11,6 +11,7 @@ import pytest
 
 from ground.identity import salesforce_checksum, salesforce_id18
 from ground.records import Attachment
+from tests.corpus import corpus_dir
 from transforms.references import (
     Reference,
     ReferenceConfig,
@@ -22,7 +23,6 @@ from transforms.references import (
 from transforms.text import normalise
 
 HERE = Path(__file__).resolve()
-CORPUS = HERE.parents[2] / ".." / "shared" / "corpus"
 GOLDEN = json.loads((HERE.parents[1] / "fixtures" / "references" / "golden_rules.json").read_text(encoding="utf-8"))
 RULES = ReferenceConfig(ner=False)
 
@@ -300,7 +300,7 @@ def test_given_garbage_then_no_crash(text):
 
 
 def test_given_real_email_sentences_then_rules_run_and_offsets_hold():
-    path = CORPUS / "intent" / "parakweet_email_intent" / "Ask0729-fixed.txt"
+    path = corpus_dir("intent", "parakweet_email_intent") / "Ask0729-fixed.txt"
     text = path.read_text(encoding="utf-8", errors="replace")
     refs = extract_references(text, config=RULES)
     assert len(refs) > 50
@@ -311,7 +311,7 @@ def test_given_real_email_sentences_then_rules_run_and_offsets_hold():
 @pytest.mark.slow
 def test_given_whole_mbox_corpus_then_extraction_with_ner_never_crashes():
     bodies = []
-    for path in sorted((CORPUS / "email").rglob("*.mbox"))[:8]:
+    for path in sorted(corpus_dir("email").rglob("*.mbox"))[:8]:
         for message in mailbox.mbox(str(path)):
             payload = message.get_payload(decode=True) if not message.is_multipart() else None
             if payload:
