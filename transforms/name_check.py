@@ -189,12 +189,13 @@ def _internal_caps(word: str) -> bool:
     return any(any(c.isupper() for c in part[1:]) and not part.isupper() for part in parts if part)
 
 
-def name_confidence(name: str, label: str, text: str, start: int, stop: frozenset[str]) -> float:
-    """0 when `name` (found at `start` in `text`) is no party's name, else how sure (0.4-0.9)."""
+def name_confidence(name: str, label: str, text: str, start: int, stop: frozenset[str], *, cued: bool = False) -> float:
+    """0 when `name` (found at `start` in `text`) is no party's name, else how sure (0.4-0.9). `cued`: the words
+    around it already say what it is ("Apple's event"), so a dictionary word may be the name."""
     words = name.split()
     if not words or len(words) > 6 or name.casefold() in stop or "  " in name:
         return 0.0  # double spaces: the span ran over blanked code or ids
-    if generic_name(name, label, text, start):
+    if not (cued and len(words) == 1 and not acronym(name)) and generic_name(name, label, text, start):
         return 0.0
     if label != "PERSON" and len(words) == 1 and acronym(name):
         return 0.85  # spelled out in this text

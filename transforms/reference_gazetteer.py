@@ -75,7 +75,12 @@ def domain_organisation(address: str | None) -> str | None:
     reserved/test domains and bare hosts."""
     if not address or "@" not in address:
         return None
-    domain = address.rsplit("@", 1)[1].strip().strip(">").lower()
+    return host_organisation(address.rsplit("@", 1)[1])
+
+
+def host_organisation(host: str) -> str | None:
+    """The organisation label of a host or mail domain ("www.microsoft.com" -> "Microsoft"), as domain_organisation."""
+    domain = host.strip().strip(">").lower()
     labels = [label for label in domain.split(".") if label]
     if len(labels) < 2 or labels[-1] in _NO_ORG_TLDS:
         return None

@@ -17,8 +17,9 @@ import re
 from collections.abc import Sequence
 
 from transforms import ner, reference_names
-from transforms.name_check import SENTENCE_WORDS
+from transforms.name_check import SENTENCE_WORDS, proper_word
 from transforms.reference_bodies import may_name_body, public_body, public_body_names
+from transforms.reference_gazetteer import host_organisation
 from transforms.reference_ids import org_ref_id
 from transforms.reference_model import Reference, ReferenceConfig, ReferenceKind, _fold, _mapped, _Prepared
 
@@ -158,6 +159,32 @@ def model_word(name: str, text: str) -> bool:
     return any(re.search(rf"(?<![\w-])(?i:{re.escape(w)}){_MODEL}", text) for w in words[1:] if len(w) > 2)
 
 
+# After a lone ORG word: its possessive before a common noun ("Apple's event", "Appcelerator's name"; not "Samsung's
+# S duos", a device, nor "Martin's confirmation", a given name). Its own site or mail domain in the text: "a video from Microsoft ... www.microsoft.com", unless
+# the text puts something on it, which makes it a site ("on YouTube").
+_POSSESSIVE_NOUN = re.compile(r"['’]s[ \t]+[a-z]{3,}")
+_ON_SITE = re.compile(r"(?i)\b(?:on|at|via)[ \t]+$")
+_HOST = re.compile(r"(?i)(?:https?://|(?<![\w.-])www\.|@)([a-z0-9-]+(?:\.[a-z0-9-]+)+)")
+
+
+def org_cue(entity: ner.Entity, text: str) -> str | None:
+    """The text to judge a lone ORG word on when the words around it say "organisation", else None: the text
+    itself after a possessive; after its own host, the text with the name blanked inside hosts (where a lower-case
+    "microsoft" must not count against it)."""
+    if " " in entity.text or not entity.text[:1].isupper():
+        return None
+    if _POSSESSIVE_NOUN.match(text, entity.end):
+        return None if proper_word(entity.text) else text  # "Martin's confirmation": a given name, a place
+    if "." not in text or _ON_SITE.search(text, max(0, entity.start - 8), entity.start):
+        return None
+    name = entity.text.casefold()
+    if name not in text.casefold() or not any(
+        (org or "").casefold() == name for org in map(host_organisation, _HOST.findall(text))
+    ):
+        return None
+    return re.sub(rf"(?i)(?<=[./@]){re.escape(name)}(?=\.)", lambda m: "_" * len(m.group()), text)
+
+
 def legal_form_confidence(name: str, stop: frozenset[str]) -> float:
     """0.9 for a name with its legal form, 0 when the name or its part before the form is a stopped name."""
     core = _FORM.sub("", name).strip(" ,")
@@ -190,6 +217,10 @@ def entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config:
         confidence = 0.0
     else:
         confidence = reference_names.name_confidence(entity.text, label, text, entity.start, stop)
+        if label == "ORG" and confidence < config.org_min_confidence and (cued := org_cue(entity, text)):
+            again = reference_names.name_confidence(entity.text, label, cued, entity.start, stop, cued=True)
+            confidence = max(confidence, again)
+            confidence = config.org_min_confidence if confidence >= config.name_min_confidence else 0.0
     if confidence < config.name_min_confidence or (kind == "organization" and confidence < config.org_min_confidence):
         return None
     return Reference(

@@ -195,7 +195,7 @@ def text_dates(text: str, language: str, reference: dt.date | None) -> Iterator[
     if anchor is None:
         years = set(_YEAR.findall(text))
         anchor = dt.date(int(years.pop()), 7, 1) if len(years) == 1 else None
-    scan = find_dates(text, language, anchor or _NO_DAY, next_week=True, sentences=False)
+    scan = find_dates(text, language, anchor or _NO_DAY, next_week=True, bare_weekdays=True, sentences=False)
     for found in scan.dates:
         if reference is None and (found.form == "relative" or (found.form == "year_inferred" and anchor is None)):
             continue

@@ -14,11 +14,13 @@ against the record's own time. A dotted date without a year ("am 14.09.") counts
 English "fixed in 10.5." is a version. A date without a year takes the year that puts it closest to the record's time. 03/04/2026 in English text
 is ambiguous: it is reported as such and never turned into a date. Italian (issue 28, fifth round): month and weekday
 names ("1 dicembre 2015", "venerdì prossimo", "entro giovedì", domani/oggi/ieri); old mail's "12/22/95" (a two-digit
-year, in the century nearest the record, only where the order is clear).
+year, in the century nearest the record, only where the order is clear). For references only, a weekday written alone
+where the text looks ahead (_bare_weekdays).
 """
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -54,7 +56,7 @@ for _number, _names in enumerate(
         "wednesday wed mittwoch mercredi miércoles miercoles mercoledì mercoledi",
         "thursday thu thurs donnerstag jeudi jueves giovedì giovedi",
         "friday fri freitag vendredi viernes venerdì venerdi",
-        "saturday sat samstag sonnabend samedi sábado sabado",
+        "saturday sat samstag sonnabend samedi sábado sabado sabato",
         "sunday sun sonntag dimanche domingo domenica",
     )
 ):
@@ -176,6 +178,19 @@ _NEEDS: dict[str, frozenset[str]] = {
 _CLOCK = re.compile(r"[ \t]+\d{1,2}:\d\d")
 _MORNING = re.compile(r"\b(guten|jeden|am|den|diesen|heute|früh)\s+$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
+# A weekday written alone ("Soleggiato mercoledì e giovedì", "back Monday"): only full names, never "Mon"/"Sat",
+# never one the words around it place in the past ("last Monday", "lunedì scorso").
+_ABBREVIATED_WEEKDAYS = frozenset({"mon", "tue", "tues", "wed", "thu", "thurs", "fri", "sat", "sun"})
+_BARE_WEEKDAY = re.compile(
+    r"(?<![\w-])(?P<wd>"
+    + "|".join(sorted((re.escape(w) for w in WEEKDAYS if w not in _ABBREVIATED_WEEKDAYS), key=len, reverse=True))
+    + r")(?![\w-])",
+    re.IGNORECASE,
+)
+_PAST_BEFORE = re.compile(
+    r"\b(?:last|past|previous|letzten|letzte|vergangenen|dernier|pasado|scorso|scorsa|passato)\s+$", re.IGNORECASE
+)
+_PAST_AFTER = re.compile(r"\s+(?:dernier|passé|pasado|scorso|scorsa|passato)\b", re.IGNORECASE)
 
 
 class TextDate(BaseModel):
@@ -251,6 +266,24 @@ def _relative(kind: str, m: re.Match[str], reference: dt.date) -> dt.date:
     return reference + dt.timedelta(days=ahead)
 
 
+def _bare_weekdays(
+    text: str, ref: dt.date, hits: list[tuple[int, int, dt.date, str]], free: Callable[[int, int], bool]
+) -> list[tuple[int, int, dt.date, str]]:
+    """A weekday written alone, as the next such day after the record's, but only in a text that itself dates a day
+    of the coming week ("Domani ...", "LUNEDÌ 30 NOVEMBRE"): a forecast or a plan, where "mercoledì e giovedì" are
+    the days ahead. Elsewhere a bare "Monday" may as well be the one past, so it is no date (docs/references.md)."""
+    if not any(ref < date <= ref + dt.timedelta(days=7) for _, _, date, _ in hits):
+        return []
+    found = []
+    for m in _BARE_WEEKDAY.finditer(text):
+        if not free(m.start(), m.end()) or _PAST_BEFORE.search(text, max(0, m.start() - 20), m.start()):
+            continue
+        if _PAST_AFTER.match(text, m.end()) or not free(m.start(), m.end() + 3) or not free(m.start() - 3, m.end()):
+            continue  # "domenica 29 novembre", "Mon, 6 Nov": the weekday of a date written beside it
+        found.append((m.start(), m.end(), _relative("next_weekday", m, ref), "relative"))
+    return found
+
+
 def _sentence(text: str, start: int, end: int, protected: list[tuple[int, int]]) -> str:
     """The sentence around [start, end): sentence ends inside another date ("14. September") do not count."""
 
@@ -273,13 +306,20 @@ _SCANNER = PatternScanner(PATTERNS + RELATIVE, _NEEDS, {"cjk": "月"}, _B)
 
 
 def find_dates(
-    text: str, language: str, reference: dt.datetime | dt.date, *, next_week: bool = False, sentences: bool = True
+    text: str,
+    language: str,
+    reference: dt.datetime | dt.date,
+    *,
+    next_week: bool = False,
+    bare_weekdays: bool = False,
+    sentences: bool = True,
 ) -> DateScan:
     """Every date the text states, in order of appearance, one per distinct (date, surface).
 
     `next_week`: also "next week" as the Monday of that week (references count it, docs/references.md); a
-    confirmation of "next week" names no day, so the intent facts leave it out. `sentences=False` leaves
-    TextDate.sentence empty (references need only the offsets)."""
+    confirmation of "next week" names no day, so the intent facts leave it out. `bare_weekdays`: also a weekday
+    written alone, where the text looks ahead (see _bare_weekdays). `sentences=False` leaves TextDate.sentence empty
+    (references need only the offsets)."""
     ref = reference.date() if isinstance(reference, dt.datetime) else reference
     hits: list[tuple[int, int, dt.date, str]] = []
     ambiguous: list[str] = []
@@ -319,6 +359,8 @@ def find_dates(
             if free(m.start(), m.end()):
                 taken.append((m.start(), m.end()))
                 hits.append((m.start(), m.end(), _relative(kind, m, ref), "relative"))
+    if bare_weekdays:
+        hits.extend(_bare_weekdays(text, ref, hits, free))
     hits.sort()
     out: list[TextDate] = []
     seen: set[tuple[dt.date, str]] = set()
