@@ -94,10 +94,13 @@ def common_word(word: str) -> bool:
     common = _lexicon()[0]
     if w in common:
         return True
-    return any(
+    if any(
         w.endswith(suffix) and len(w) - len(suffix) >= 3 and w[: -len(suffix)] + repl in common
         for suffix, repl in _INFLECTIONS
-    )
+    ):
+        return True
+    stem = w.removesuffix("ed") if w.endswith("ed") else w.removesuffix("ing")
+    return len(stem) >= 4 and stem != w and stem[-1] == stem[-2] and stem[:-1] in common  # "embedded", "shipping"
 
 
 def proper_word(word: str) -> bool:
@@ -149,7 +152,9 @@ def generic_name(name: str, label: str, text: str, start: int | None = None) -> 
         return not expanded(words[0], text)
     if label == "PERSON":
         return all(common_word(w) and not proper_word(w) for w in words)
-    if not all(map(common_word, words)):
+    # "LCD Flat Panel Display": an acronym beside dictionary words adds no name ("MAILBOX FULL" is no acronym)
+    plain = [w for w in words if not acronym(w) or common_word(w)] if len(words) > 1 else words
+    if len(plain) < min(2, len(words)) or not all(map(common_word, plain)):
         return False
     if any(w.strip(".,").casefold() in ORG_HINTS | COMPANY_WORDS - UNIT_WORDS for w in words):
         return False
@@ -157,7 +162,25 @@ def generic_name(name: str, label: str, text: str, start: int | None = None) -> 
         return True  # "Production Methods Group", "Quality Assurance Department": a unit of an organisation
     if any(w.strip(".,").casefold() in UNIT_WORDS for w in words):
         return False
-    return len(words) == 1 or start is None or _written_as_a_thing(text, start, start + len(name))
+    if len(words) == 1 or start is None:
+        return True
+    end = start + len(name)
+    return _written_as_a_thing(text, start, end) or not _dealt_with(text, start, end)
+
+
+# What a company made of dictionary words needs around it ("Signed with Evergreen Retail", "Peak Outfitters wants a
+# quote"): without it, such a run is a heading, a feature or a status ("Embedded Binaries", "Delivery Status
+# Notification", "Early Access is available", "World Trade Center").
+_DEALT_BEFORE = re.compile(r"\b(?:with|from|at|by|via|contacted|joined|visited)\s+$", re.I)
+_DEALT_AFTER = re.compile(
+    r"(?:['’]s)?\s+(?:wants|said|says|asked|asks|confirmed|confirms|signed|signs|sent|sends|agreed|agrees|announced|"
+    r"acquired|offers|offered|needs|requested|requests|replied|approved|approves|wrote)\b",
+    re.I,
+)
+
+
+def _dealt_with(text: str, start: int, end: int) -> bool:
+    return bool(_DEALT_BEFORE.search(text, max(0, start - 12), start) or _DEALT_AFTER.match(text, end))
 
 
 _THING_BEFORE = re.compile(r"""(?:\b(?:the|my|your|our|this|that|a|an)\s+|["'“‘`*_])$""", re.I)
@@ -189,6 +212,14 @@ def _internal_caps(word: str) -> bool:
     return any(any(c.isupper() for c in part[1:]) and not part.isupper() for part in parts if part)
 
 
+_FIELD_LABEL = re.compile(r"[ \t]*[:=][ \t]*\S")
+
+
+def _repeats(words: list[str]) -> bool:
+    folded = [w.casefold() for w in words if w.casefold() not in PARTICLES | ORG_WORDS]
+    return len(set(folded)) < len(folded)
+
+
 def name_confidence(name: str, label: str, text: str, start: int, stop: frozenset[str], *, cued: bool = False) -> float:
     """0 when `name` (found at `start` in `text`) is no party's name, else how sure (0.4-0.9). `cued`: the words
     around it already say what it is ("Apple's event"), so a dictionary word may be the name."""
@@ -216,6 +247,8 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
     significant = [w for w in words if w.casefold() not in PARTICLES | ORG_WORDS]
     if not significant:
         return 0.0
+    if label != "PERSON" and len(significant) > 1 and (_FIELD_LABEL.match(text, start + len(name)) or _repeats(words)):
+        return 0.0  # "Baseband Version: n/a", "Core Package = 5.1.0"; "SAC Type Requests SAC" (a table's cells)
     lowered = [w for w in significant if re.search(rf"(?<![\w-]){re.escape(w.lower())}(?![\w-])", text)]
     if len(significant) == 1:
         if lowered:  # "Maven ... maven": a common word or a tool, not a name

@@ -58,7 +58,8 @@ def legal_form_names(view: str, text: str) -> list[ner.Entity]:
         if text[end - 1] == "." and "." not in form.group()[:-1] and form.group()[:-1] not in _ABBREVIATED:
             end -= 1  # "Datenwerk GmbH." ends a sentence; "Acme Corp." and "S.p.A." keep their dot
         found.append(ner.Entity("ORG", text[start:end], start, end))
-    return found
+    # "Intelligent\n\nSports, Inc." beside "Intelligent Sports, Inc.": the run cut at a line break is a fragment
+    return [e for e in found if not any(len(o.text) > len(e.text) and o.text.endswith(" " + e.text) for o in found)]
 
 
 def written_organisations(text: str) -> list[ner.Entity]:

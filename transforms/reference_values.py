@@ -17,8 +17,8 @@ from transforms.text_dates import find_dates
 
 _NUM = r"\d{1,3}(?:[,.'\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
 _MAG = (
-    r"k|K|mn|m|M|MM|bn|B|million|millions|billion|billions|thousand|Mio\.?|Mrd\.?|Tsd\.?|Millionen|Milliarden|"
-    r"万|亿|千|百万"
+    r"k|K|mn|m|M|MM|bn|B|[Mm]illions?|[Bb]illions?|[Tt]rillions?|[Tt]housand|Mio\.?|Mrd\.?|Tsd\.?|Millionen|"
+    r"Milliarden|тыс\.?|млн\.?|млрд\.?|трлн\.?|万|亿|千|百万"
 )
 _CODES = (
     "USD|EUR|GBP|CHF|CNY|RMB|JPY|CAD|AUD|HKD|SGD|INR|SEK|NOK|DKK|PLN|CZK|NZD|RUB|BRL|MXN|ZAR|KRW|TRY|HUF|"
@@ -92,6 +92,12 @@ _MAGNITUDE = {
     "billions": 10**9,
     "Mrd": 10**9,
     "Milliarden": 10**9,
+    "trillion": 10**12,
+    "trillions": 10**12,
+    "тыс": 10**3,
+    "млн": 10**6,
+    "млрд": 10**9,
+    "трлн": 10**12,
 }
 
 
@@ -156,6 +162,13 @@ def _positional_variable(match: re.Match) -> bool:
     return any(m.start() <= start - max(0, start - 8) < m.end() for m in _VAR_LIST.finditer(window))
 
 
+def _glued_code(match: re.Match) -> bool:
+    text, start, end = match.string, match.start(), match.end()
+    return (start > 0 and text[start - 1] in "-_/+=") or (
+        end < len(text) and (text[end].isalpha() or text[end] in "_+/=")
+    )
+
+
 def _money(match: re.Match, language: str) -> str | None:
     groups = match.groupdict()
     if groups.get("sym") == "$" and match.group()[1:2].isspace():
@@ -164,6 +177,8 @@ def _money(match: re.Match, language: str) -> str | None:
         return None
     if groups.get("pword") and not groups.get("mag") and not re.search(r"[.,'\u202f]", groups["num"]):
         return None  # "Euro 2024", "dollar 5": an event, a phrase; "euro 12.500,50" is an amount
+    if groups.get("code") and match.group()[:1].isalpha() and _glued_code(match):
+        return None  # "…-4E64-BEF8-8094…" (a UUID), "…/ESP1ey4+eA==" (base64): an identifier, not an amount
     symbol = groups.get("code") or groups.get("sym") or groups.get("word") or groups.get("pword") or ""
     if symbol == "¥":
         currency = "CNY" if language == "zh" else "JPY"
@@ -173,7 +188,7 @@ def _money(match: re.Match, language: str) -> str | None:
     if amount is None or not currency:
         return None
     magnitude = (groups.get("mag") or "").rstrip(".")
-    amount *= _MAGNITUDE.get(magnitude, 1)
+    amount *= _MAGNITUDE.get(magnitude, _MAGNITUDE.get(magnitude.lower(), 1))
     return f"money:{currency}:{format_amount(amount)}"
 
 
@@ -222,16 +237,18 @@ _HEADER_LINE = re.compile(
     re.I,
 )
 _ATTRIBUTION_LINE = re.compile(
-    r".*(?:@\S+>?|\b(?:wrote|writes|schrieb|a écrit|escribió|ha scritto))[ \t]*:[ \t]*$", re.I
-)
+    r".*(?:@\S+>?|\b(?:wrote|writes|schrieb|a écrit|escribió|ha scritto)\b.*)[ \t]*:[ \t]*$", re.I
+)  # also "Hervé BOUTEMY wrote on 2017-11-16 05:49:"
 
 
 def _header_or_attribution(text: str, start: int) -> bool:
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
     line = text[line_start : line_end if line_end >= 0 else len(text)]
-    if line[:1] in (" ", "\t") and line_start:  # a folded header: "Received: by host\n id 1F; Wed, 23 Feb 2005 ..."
-        previous = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
-        if _HEADER_LINE.match(previous) or _ANY_HEADER.match(previous):
+    folded, folded_start = line, line_start
+    while folded[:1] in (" ", "\t") and folded_start:  # a folded header: "Received: by host\n id 1F; Wed, 23 Feb ..."
+        previous_start = text.rfind("\n", 0, folded_start - 1) + 1  # over every folded line up to the header's own
+        folded, folded_start = text[previous_start : folded_start - 1], previous_start
+        if _HEADER_LINE.match(folded) or _ANY_HEADER.match(folded):
             return True
     return bool(_HEADER_LINE.match(line) or _ATTRIBUTION_LINE.match(line))

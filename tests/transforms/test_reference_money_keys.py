@@ -76,3 +76,20 @@ def test_given_a_key_the_text_marks_as_an_issue_then_it_counts_without_a_known_p
 )
 def test_given_key_shapes_without_an_issue_cue_then_no_issue(text):
     assert kinds(text, "jira") == []
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # magnitude words in any case and in Russian mail (seen in the shared corpus): the amount, not its first digit
+        ("$1 Million Donated to the Scholarship Fund", ["money:USD:1000000"]),
+        ("Госдолг составляет $19,4 трлн. В этом году", ["money:USD:19400000000000"]),
+        ("биткоинов, примерно $70 млн.\nВпрочем", ["money:USD:70000000"]),
+        # a currency code inside an identifier: a UUID, a base64 string
+        ("Task <7C76F5F2-9691-4E64-BEF8-809492CD6119>.<1> finished with error", []),
+        ("Username: c7ZgbZS/+xi/ESP1ey4+eA==", []),
+        ("A range of EUR 300-400 per month", ["money:EUR:300"]),
+    ],
+)
+def test_given_magnitude_words_or_codes_inside_identifiers_then_the_amount_is_read_as_stated(text, expected):
+    assert kinds(text, "money") == expected

@@ -38,3 +38,36 @@ def test_given_a_lone_company_name_with_a_cue_when_references_are_read_then_it_i
 )
 def test_given_no_cue_or_a_site_when_references_are_read_then_no_lone_word_organisation(text):
     assert organisations(text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "not_an_organisation"),
+    [
+        # a field label before its value (a crash report, a tool's version list)
+        ("OS Version: iPhone OS 12.1 (16B92)\nBaseband Version: n/a\nReport Version: 104", "org:baseband version"),
+        ("npm Version = 2.11.3\nCore Package = 5.1.0\nTitanium CLI Version = 5.0.5", "org:core package"),
+        # a run of dictionary words that nobody deals with: a heading, a feature, a status
+        ("Delivery Status Notification (Failure)\n\nDelivery to the following recipient failed.", None),
+        ("Unable to add Embedded Binaries to the Xcode project of the app.", "org:embedded binaries"),
+        ("List Views and Card Views are two different major UI elements for the app.", "org:card views"),
+        ("Re: JDK 10 b29 Early Access is available on jdk.java.net", "org:early access"),
+        # a company's name cut at a line break beside the whole name
+        (
+            "Breaking NEWS: Intelligent\n\nSports, Inc. Offers Affordable Alternative\n\n"
+            "Intelligent Sports, Inc. is a publicly held company.",
+            "org:sports inc",
+        ),
+    ],
+)
+def test_given_labels_headings_and_fragments_when_references_are_read_then_they_are_no_organisations(
+    text, not_an_organisation
+):
+    found = organisations(text)
+    assert not_an_organisation not in found if not_an_organisation else found == set()
+
+
+def test_given_dictionary_word_companies_someone_deals_with_then_they_stay_organisations():
+    found = organisations(
+        "We signed the renewal with Evergreen Retail today.\nBlue Harbor Logistics confirmed the slot."
+    )
+    assert {"org:evergreen retail", "org:blue harbor logistics"} <= found

@@ -70,3 +70,19 @@ def test_given_a_folded_received_header_reproduced_in_a_text_when_references_are
     # then: the header dates the message it came with, not something the author states
     assert list(text_dates(text, "en", SUNDAY)) == []
     assert [ref for _, _, ref in text_dates("We meet Tue, 4 Mar 2031 at noon.", "en", SUNDAY)] == ["date:2031-03-04"]
+
+
+def test_given_a_received_header_folded_over_several_lines_when_references_are_read_then_no_date():
+    # given: the date is on the third line of one Received header (seen in a bounce of the shared corpus)
+    text = (
+        "Received: from relay.example.org (relay.example.org [192.0.2.1]) by\n"
+        " mx.example.com (Mail Server v2.02) with ESMTP\n"
+        " id AAA685 for <ops@example.com>; Tue, 4 Mar 2031 16:58:30 -0500\nThe message follows."
+    )
+    assert list(text_dates(text, "en", SUNDAY)) == []
+
+
+def test_given_an_attribution_line_with_the_date_after_wrote_when_references_are_read_then_no_date():
+    text = "Stay tuned.\n\nManfred\n\nHervé Boutemy wrote on 2031-03-01 05:49:\n> the quoted mail"
+    assert list(text_dates(text, "en", SUNDAY)) == []
+    assert [ref for *_, ref in text_dates("We release on 2031-03-04, as agreed:", "en", SUNDAY)] == ["date:2031-03-04"]
