@@ -128,7 +128,9 @@ def acronym(word: str) -> bool:
 
 
 def expanded(abbreviation: str, text: str) -> bool:
-    """The text spells the acronym out ("Apache Software Foundation (ASF)"): capitalised words with its initials."""
+    """The text spells the acronym out as a body ("Apache Software Foundation (ASF)"): capitalised words with its
+    initials, one of them a word of organisations ("DB Access Control" spells a feature, "Generic Test for
+    Unsolicited Bulk Email" a test pattern)."""
     words = re.findall(r"[A-Za-z][\w'’-]*", text)
     significant = [w for w in words if w.casefold() not in ORG_WORDS]
     n = len(abbreviation)
@@ -136,7 +138,8 @@ def expanded(abbreviation: str, text: str) -> bool:
         if w[0] == abbreviation[0] and i + n <= len(significant):
             run = significant[i : i + n]
             if all(x[0].isupper() for x in run) and "".join(x[0] for x in run) == abbreviation:
-                return True
+                if any(x.casefold() in _BODY_WORDS for x in run):
+                    return True
     return False
 
 
@@ -307,6 +310,14 @@ ORG_HINTS = frozenset(
         "versicherung",
         "gruppe",
     }
+)
+
+
+# The words an organisation's spelled-out acronym holds ("Foundation", "Administration", "Organization").
+_BODY_WORDS = (
+    COMPANY_WORDS
+    | ORG_HINTS
+    | {"administration", "organization", "organisation", "authority", "office", "center", "centre"}
 )
 
 

@@ -161,8 +161,8 @@ def model_word(name: str, text: str) -> bool:
 
 
 # After a lone ORG word: its possessive before a common noun ("Apple's event", "Appcelerator's name"; not "Samsung's
-# S duos", a device, nor "Martin's confirmation", a given name). Its own site or mail domain in the text: "a video from Microsoft ... www.microsoft.com", unless
-# the text puts something on it, which makes it a site ("on YouTube").
+# S duos", a device, nor "Martin's confirmation", a given name). Its own site or mail domain in the text: "a video
+# from Microsoft ... www.microsoft.com", unless the text puts something on it, which makes it a site ("on YouTube").
 _POSSESSIVE_NOUN = re.compile(r"['’]s[ \t]+[a-z]{3,}")
 _ON_SITE = re.compile(r"(?i)\b(?:on|at|via)[ \t]+$")
 _HOST = re.compile(r"(?i)(?:https?://|(?<![\w.-])www\.|@)([a-z0-9-]+(?:\.[a-z0-9-]+)+)")

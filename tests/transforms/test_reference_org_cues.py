@@ -51,6 +51,9 @@ def test_given_no_cue_or_a_site_when_references_are_read_then_no_lone_word_organ
         ("Unable to add Embedded Binaries to the Xcode project of the app.", "org:embedded binaries"),
         ("List Views and Card Views are two different major UI elements for the app.", "org:card views"),
         ("Re: JDK 10 b29 Early Access is available on jdk.java.net", "org:early access"),
+        # an acronym the text spells out as a test pattern or a feature, not as a body
+        ("Test spam mail (GTUBE)\n\nThis is the GTUBE, the Generic Test for Unsolicited Bulk Email", None),
+        ("Type: QueryPie DAC\nData: DB Access Control, assigned privileges", "org:dac"),
         # a company's name cut at a line break beside the whole name
         (
             "Breaking NEWS: Intelligent\n\nSports, Inc. Offers Affordable Alternative\n\n"
@@ -71,3 +74,8 @@ def test_given_dictionary_word_companies_someone_deals_with_then_they_stay_organ
         "We signed the renewal with Evergreen Retail today.\nBlue Harbor Logistics confirmed the slot."
     )
     assert {"org:evergreen retail", "org:blue harbor logistics"} <= found
+
+
+def test_given_an_acronym_spelled_out_as_a_body_then_it_stays_an_organisation():
+    text = "I bought it from Waynesville Cycle Center in NC.\nI contacted the manager at WCC about the windshield."
+    assert "org:wcc" in organisations(text)
