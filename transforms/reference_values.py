@@ -216,12 +216,15 @@ def text_dates(text: str, language: str, reference: dt.date | None) -> Iterator[
             continue
         if _FILE_TIMESTAMP_TAIL.match(text, found.end) or _header_or_attribution(text, found.start):
             continue
+        if _ASSIGNED.search(text, max(0, found.start - 40), found.start):
+            continue  # "Path=/; Expires=Fri, 11 Nov 2016 06:04:04 GMT": a value in code or a header, not prose
         if found.form == "relative" and found.date == reference and found.surface.lower() in _TODAY:
             continue  # "Register today", "as of today": the record's own day, already its timestamp
         yield found.start, found.end, f"date:{found.date.isoformat()}"
 
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+_ASSIGNED = re.compile(r"[A-Za-z_][\w.-]*=[\"']?(?:[A-Za-z]{3,9},?[ \t]*)?$")  # "Expires=Tue, 04 Mar 2031"
 # Headers a reproduced mail's folded second line may belong to ("Received: by host\n id 1F; Wed, 23 Feb 2005 ...").
 _ANY_HEADER = re.compile(r"(?:Received|X-[A-Za-z-]+|Delivered-To|Return-Path|DKIM-Signature|ARC-[A-Za-z-]+)[ \t]*:")
 _TODAY = frozenset({"today", "heute", "aujourd'hui", "hoy", "oggi", "今天"})

@@ -86,3 +86,11 @@ def test_given_an_attribution_line_with_the_date_after_wrote_when_references_are
     text = "Stay tuned.\n\nManfred\n\nHervé Boutemy wrote on 2031-03-01 05:49:\n> the quoted mail"
     assert list(text_dates(text, "en", SUNDAY)) == []
     assert [ref for *_, ref in text_dates("We release on 2031-03-04, as agreed:", "en", SUNDAY)] == ["date:2031-03-04"]
+
+
+def test_given_a_date_assigned_in_code_or_a_cookie_when_references_are_read_then_no_date():
+    text = "set-cookie: [ 'sid=abc; Path=/; Expires=Tue, 04 Mar 2031 06:04:04 GMT; HttpOnly' ],\n since='2031-03-05'"
+    assert list(text_dates(text, "en", SUNDAY)) == []
+    assert [ref for *_, ref in text_dates("The freeze is 2031-03-05 = the day after review.", "en", SUNDAY)] == [
+        "date:2031-03-05"
+    ]
