@@ -218,11 +218,6 @@ def _internal_caps(word: str) -> bool:
 _FIELD_LABEL = re.compile(r"[ \t]*[:=][ \t]*\S")
 
 
-def _repeats(words: list[str]) -> bool:
-    folded = [w.casefold() for w in words if w.casefold() not in PARTICLES | ORG_WORDS]
-    return len(set(folded)) < len(folded)
-
-
 def name_confidence(name: str, label: str, text: str, start: int, stop: frozenset[str], *, cued: bool = False) -> float:
     """0 when `name` (found at `start` in `text`) is no party's name, else how sure (0.4-0.9). `cued`: the words
     around it already say what it is ("Apple's event"), so a dictionary word may be the name."""
@@ -250,7 +245,8 @@ def name_confidence(name: str, label: str, text: str, start: int, stop: frozense
     significant = [w for w in words if w.casefold() not in PARTICLES | ORG_WORDS]
     if not significant:
         return 0.0
-    if label != "PERSON" and len(significant) > 1 and (_FIELD_LABEL.match(text, start + len(name)) or _repeats(words)):
+    repeats = len({w.casefold() for w in significant}) < len(significant)
+    if label != "PERSON" and len(significant) > 1 and (_FIELD_LABEL.match(text, start + len(name)) or repeats):
         return 0.0  # "Baseband Version: n/a", "Core Package = 5.1.0"; "SAC Type Requests SAC" (a table's cells)
     lowered = [w for w in significant if re.search(rf"(?<![\w-]){re.escape(w.lower())}(?![\w-])", text)]
     if len(significant) == 1:

@@ -14,7 +14,8 @@ model number or a single capital) is a product, neither a person nor an organisa
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from urllib.parse import urlsplit
 
 from transforms import ner, reference_names
 from transforms.name_check import SENTENCE_WORDS, proper_word
@@ -165,23 +166,28 @@ def model_word(name: str, text: str) -> bool:
 # from Microsoft ... www.microsoft.com", unless the text puts something on it, which makes it a site ("on YouTube").
 _POSSESSIVE_NOUN = re.compile(r"['’]s[ \t]+[a-z]{3,}")
 _ON_SITE = re.compile(r"(?i)\b(?:on|at|via)[ \t]+$")
-_HOST = re.compile(r"(?i)(?:https?://|(?<![\w.-])www\.|@)([a-z0-9-]+(?:\.[a-z0-9-]+)+)")
 
 
-def org_cue(entity: ner.Entity, text: str) -> str | None:
+def site_organisations(found: Sequence[Reference]) -> frozenset[str]:
+    """The organisation labels (casefolded) of the hosts and mail domains among a text's URL and address references."""
+    hosts = (
+        urlsplit(r.id.removeprefix("url:")).hostname or "" if r.kind == "url" else r.id.rsplit("@", 1)[-1]
+        for r in found
+        if r.kind in ("url", "email_address")
+    )
+    return frozenset(org.casefold() for org in map(host_organisation, hosts) if org)
+
+
+def org_cue(entity: ner.Entity, text: str, sites: frozenset[str]) -> str | None:
     """The text to judge a lone ORG word on when the words around it say "organisation", else None: the text
-    itself after a possessive; after its own host, the text with the name blanked inside hosts (where a lower-case
-    "microsoft" must not count against it)."""
+    itself after a possessive; when `sites` (site_organisations) hold the name, the text with the name blanked inside
+    hosts (where a lower-case "microsoft" must not count against it)."""
     if " " in entity.text or not entity.text[:1].isupper():
         return None
     if _POSSESSIVE_NOUN.match(text, entity.end):
         return None if proper_word(entity.text) else text  # "Martin's confirmation": a given name, a place
-    if "." not in text or _ON_SITE.search(text, max(0, entity.start - 8), entity.start):
-        return None
     name = entity.text.casefold()
-    if name not in text.casefold() or not any(
-        (org or "").casefold() == name for org in map(host_organisation, _HOST.findall(text))
-    ):
+    if name not in sites or _ON_SITE.search(text, max(0, entity.start - 8), entity.start):
         return None
     return re.sub(rf"(?i)(?<=[./@]){re.escape(name)}(?=\.)", lambda m: "_" * len(m.group()), text)
 
@@ -200,8 +206,26 @@ def merge(legal: Sequence[ner.Entity], entities: Sequence[ner.Entity]) -> list[n
     return [*legal, *kept]
 
 
-def entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config: ReferenceConfig) -> Reference | None:
-    """The reference an NER (or legal-form) entity makes, or None when it is no party's name."""
+def entity_references(
+    entities: Sequence[ner.Entity],
+    found: Sequence[Reference],
+    claimed: Callable[[int, int], bool],
+    prepared: _Prepared,
+    text: str,
+    config: ReferenceConfig,
+) -> list[Reference]:
+    """The references the NER (and legal-form) entities outside the rules' `claimed` spans make; `found` (the rules'
+    references) gives the text's sites, a cue for a lone ORG word."""
+    sites = site_organisations(found) if entities else frozenset()
+    refs = (entity_reference(e, prepared, text, config, sites) for e in entities if not claimed(e.start, e.end))
+    return [ref for ref in refs if ref is not None]
+
+
+def entity_reference(
+    entity: ner.Entity, prepared: _Prepared, text: str, config: ReferenceConfig, sites: frozenset[str]
+) -> Reference | None:
+    """The reference an NER (or legal-form) entity makes, or None when it is no party's name. `sites`: the text's
+    site organisations (site_organisations), a cue for a lone ORG word."""
     if entity.label not in ("PERSON", "ORG"):
         return None  # dates come from transforms/text_dates.py alone
     mapped = _mapped(entity.text, prepared) if entity.text[:1].isupper() else None  # "linux" is no known "Linux"
@@ -218,10 +242,9 @@ def entity_reference(entity: ner.Entity, prepared: _Prepared, text: str, config:
         confidence = 0.0
     else:
         confidence = reference_names.name_confidence(entity.text, label, text, entity.start, stop)
-        if label == "ORG" and confidence < config.org_min_confidence and (cued := org_cue(entity, text)):
+        if label == "ORG" and confidence < config.org_min_confidence and (cued := org_cue(entity, text, sites)):
             again = reference_names.name_confidence(entity.text, label, cued, entity.start, stop, cued=True)
-            confidence = max(confidence, again)
-            confidence = config.org_min_confidence if confidence >= config.name_min_confidence else 0.0
+            confidence = config.org_min_confidence if again >= config.name_min_confidence else 0.0
     if confidence < config.name_min_confidence or (kind == "organization" and confidence < config.org_min_confidence):
         return None
     return Reference(

@@ -289,11 +289,7 @@ def _assemble(
                     kind="person", id=person, text=name.text, start=name.start, end=name.end, confidence=confidence
                 )
             )
-    for entity in entities:
-        if not rules.spans.overlaps(entity.start, entity.end):
-            ref = reference_orgs.entity_reference(entity, prepared, text, config)
-            if ref is not None:
-                found.append(ref)
+    found += reference_orgs.entity_references(entities, found, rules.spans.overlaps, prepared, text, config)
     if rules.code:
         found = [
             r
