@@ -143,6 +143,15 @@ def reference_text(record: SourceRecord, content: str) -> str:
     return content[:at] + " " * len(key) + content[at + len(key) :]
 
 
+def title_end(record: SourceRecord, content: str, traits: SourceTraits) -> int:
+    """Where the content's title line ends (0: no title). A party record's title is the party's name (a CRM contact,
+    an account), not a headline, so it counts as no title."""
+    if not record.title or traits.party_titles:
+        return 0
+    line_end = content.find("\n")
+    return len(content) if line_end < 0 else line_end
+
+
 def classifier_input(record: SourceRecord, language: str, traits: SourceTraits) -> ClassifierInput:
     """What intent and NER read: the author's own new text of the record, its title apart (transforms.author_text).
     The episode content keeps everything."""
@@ -274,6 +283,7 @@ def _derive(
         known_entities=known_entities,
         reference_dates=[r.occurred_at.date() for r in batch],
         attachment_scopes=[attachment_scope(r, t) for r, t in zip(batch, traits)],
+        title_ends=[title_end(r, c, t) for r, c, t in zip(batch, contents, traits)],
     )
     return [
         _Derived(content, language, intent, confidence, references)

@@ -189,9 +189,12 @@ def addressed_names(text: str, given: frozenset[str] = frozenset()) -> Iterator[
         if known and not ((m := _LONE.match(line)) and _name_ok(m.group(1))):
             continue
         first = i == 1  # line 0 is the title
-        # "- Russ" ends a text; so does a name after a sentence's end, or right above "Sent from my phone"
-        signed = last and (
-            line.lstrip().startswith("-") or before.rstrip()[-1:] in ".!?" or bool(_SENT_FROM_LINE.match(after))
+        # "- Russ" ends a text; so does a name after a sentence's end, or right above "Sent from my phone". A title
+        # alone ("Video Capture", an issue without a description) is no signature.
+        signed = (
+            last
+            and i > 0
+            and (line.lstrip().startswith("-") or before.rstrip()[-1:] in ".!?" or bool(_SENT_FROM_LINE.match(after)))
         )
         addressed = first and (
             m.group(2) in (",", "...", " -") or (m.group(2) is None and _opens(text, pos, line, m.group(1), after))

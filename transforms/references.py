@@ -270,6 +270,7 @@ def _assemble(
     entities: Sequence[ner.Entity],
     config: ReferenceConfig,
     scope: str | None,
+    title_end: int,
 ) -> list[Reference]:
     found = [
         Reference(kind=c.kind, id=c.id, text=text[c.start : c.end], start=c.start, end=c.end)
@@ -289,7 +290,7 @@ def _assemble(
                     kind="person", id=person, text=name.text, start=name.start, end=name.end, confidence=confidence
                 )
             )
-    found += reference_orgs.entity_references(entities, found, rules.spans.overlaps, prepared, text, config)
+    found += reference_orgs.entity_references(entities, found, rules.spans.overlaps, prepared, text, config, title_end)
     if rules.code:
         found = [
             r
@@ -326,6 +327,7 @@ def extract_references(
     config: ReferenceConfig = _DEFAULT_CONFIG,
     reference_date: dt.date | None = None,
     attachment_scope: str | None = None,
+    title_end: int = 0,
 ) -> list[Reference]:
     """References in `text` plus the given attachments and Message-IDs, in text order (metadata after),
     de-duplicated by id (the first, i.e. the one with offsets, wins).
@@ -333,6 +335,7 @@ def extract_references(
     `reference_date` (the record's day) resolves dates without a year (the closest such date) and relative dates
     ("tomorrow", "next week", "by Friday"); without it only the text's own single year completes a date, and relative
     dates are skipped. `attachment_scope` (the issue or thread) makes ids of files known only by name per scope.
+    The first `title_end` characters are the record's title: a model name there needs the body too (reference_orgs).
     NER reads the text with every rule span, code token and path blanked out.
     """
     return extract_references_batch(
@@ -343,6 +346,7 @@ def extract_references(
         config=config,
         reference_dates=[reference_date],
         attachment_scopes=[attachment_scope],
+        title_ends=[title_end],
     )[0]
 
 
@@ -356,24 +360,18 @@ def extract_references_batch(
     reference_dates: Sequence[dt.date | None] | None = None,
     known_entities: MutableMapping[str, list[ner.Entity]] | None = None,
     attachment_scopes: Sequence[str | None] | None = None,
+    title_ends: Sequence[int] | None = None,
 ) -> list[list[Reference]]:
     """`extract_references` for many texts; English NER runs through nlp.pipe. Result i belongs to texts[i].
     `known_entities` keeps NER results by text across calls (ner.entities_batch)."""
     if len(languages) != len(texts):
         raise ValueError("texts and languages must have the same length")
     texts = [t or "" for t in texts]
+    n = len(texts)
+    files, ids, scopes = attachments or [()] * n, message_ids or [()] * n, attachment_scopes or [None] * n
+    days, titles = reference_dates or [None] * n, title_ends or [0] * n
     prepared = _prepare(config)
-    rules = [
-        _rules(
-            text,
-            languages[i],
-            attachments[i] if attachments else (),
-            prepared,
-            reference_dates[i] if reference_dates else None,
-            attachment_scopes[i] if attachment_scopes else None,
-        )
-        for i, text in enumerate(texts)
-    ]
+    rules = [_rules(text, languages[i], files[i], prepared, days[i], scopes[i]) for i, text in enumerate(texts)]
     entities: list[Sequence[ner.Entity]] = [() for _ in texts]
     if config.ner:
         english = [i for i, (t, lang) in enumerate(zip(texts, languages)) if lang == "en" and t.strip()]
@@ -382,15 +380,6 @@ def extract_references_batch(
             entities[i] = found
         entities = [reference_orgs.merge(rules[i].companies, found) for i, found in enumerate(entities)]
     return [
-        _assemble(
-            text,
-            attachments[i] if attachments else (),
-            message_ids[i] if message_ids else (),
-            prepared,
-            rules[i],
-            entities[i],
-            config,
-            attachment_scopes[i] if attachment_scopes else None,
-        )
+        _assemble(text, files[i], ids[i], prepared, rules[i], entities[i], config, scopes[i], titles[i])
         for i, text in enumerate(texts)
     ]
