@@ -44,8 +44,11 @@ _MAX_WORDS = 6
 # A model number right after a word: "S2", "6P", "5s", "2", "Z1" (a lone capital too, but not "I"/"A" or an initial).
 _MODEL = r"[ -]?(?:[A-Z]{0,2}\d{1,4}[A-Za-z]{0,2}|[B-HJ-Z])(?![\w/]|[.,:]\w)"
 _LETTERED_MODEL = r"[ -]?(?:[A-Z]{1,2}\d{1,4}[A-Za-z]{0,2}|\d{1,4}[A-Za-z]{1,2})(?![\w/]|[.,:]\w)"
-# A last word that names a product line or form factor ("S-series", "Galaxy-smartphone", "Note Pro").
-_PRODUCT_WORD = re.compile(r"(?i)(?:^|-)(?:series|edition|smartphone|phone|tablet|pro|plus|mini|max|ultra|lite)$")
+# A last word that names a product line, form factor or a company's service ("S-series", "Galaxy-smartphone", "Note
+# Pro", "Spotify Premium", "Google Reader", "Apple Store").
+_PRODUCT_WORD = re.compile(
+    r"(?i)(?:^|-)(?:series|edition|smartphone|phone|tablet|pro|plus|mini|max|ultra|lite|premium|reader|store|play|app)$"
+)
 
 
 def legal_form_names(view: str, text: str) -> list[ner.Entity]:
@@ -90,7 +93,8 @@ def _name_start(view: str, text: str, form_start: int) -> int | None:
     name: list[re.Match[str]] = []
     for word in reversed(words):
         following = name[0].start() if name else end
-        if view[word.end() : following] not in (" ", "") or len(name) >= _MAX_WORDS:
+        gap = view[word.end() : following]
+        if not (gap in (" ", "") or (gap == " & " and name)) or len(name) >= _MAX_WORDS:  # "Hughes Hubbard & Reed LLP"
             break
         token = word.group()
         if _FORM.fullmatch(token):  # the end of another company's name ("CA Energy I, LLC and ...")

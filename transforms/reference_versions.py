@@ -4,7 +4,8 @@ ids `version:<product casefolded>/<version>` when the text ties the version to a
 Cheap on purpose (one regex pass, no NER). What a version is not, and how it is told apart:
 * IP addresses (four numeric parts, each <= 255), dates written with dots (a part 1970-2099 beside parts <= 31),
   thousands-separated numbers (1.234.567), times ("1.19.24 PM"), amounts and percentages ($3.5, 2.5 %);
-* section/step/figure numbers ("section 3.2"): the word before is a counting noun (_COUNTING);
+* section/step/figure numbers ("section 3.2", "Plant 8"): the word before is a counting noun (_COUNTING); a bare
+  integer followed by one ("Richard 9 years") counts it;
 * versions glued to code: a neighbour character of a path, coordinate, tag or identifier (`<version>3.5.2</version>`,
   `maven-plugin-3.5.2`, `org.foo:bar:1.0`, `/1.2.3/`) — code blocks, diffs and logs as a whole are masked upstream;
 * bare two-part numbers ("3.5", "0.5 s") are versions only with a product, a "v" or the word "version"/"release"
@@ -33,6 +34,7 @@ _CAMEL = re.compile(r"^[A-Z][a-z]+[A-Z]")  # WindowServer, DispatchQueue: code/p
 # A product word: letters (at least one capital, or known mixed shapes like iOS/macOS), optional .js/+/#.
 _PRODUCT_WORD = re.compile(r"^(?=[^\s]*[A-Z])[A-Za-z][A-Za-z+#]*(?:\.js)?$")
 _WORD_BEFORE = re.compile(r"(\S+)[ \t]+$")
+_WORD_AFTER = re.compile(r"[ \t]+([A-Za-z]+)")
 
 # English words that may be capitalised before a number but never name a product (grammar, not corpus strings).
 _FUNCTION_WORDS = frozenset(
@@ -58,7 +60,14 @@ _COUNTING = frozenset(
     "chapter episode season grade group groups team teams player players port ports q quarter "
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday "
-    "mon tue wed thu fri sat sun pr prs mr pull ref refs code codes error errors status".split()
+    "mon tue wed thu fri sat sun pr prs mr pull ref refs code codes error errors status "
+    "plant plants unit units station stations site sites gate gates lot lots block blocks suite suites apt box "
+    "route exit st ave rd hwy highway building buildings well wells".split()
+)
+# What a bare integer counts when it follows ("Richard 9 years", "Le Rabelais 22 Ave.").
+_COUNTED = frozenset(
+    "year years month months week weeks day days hour hours minute minutes second seconds times people persons "
+    "miles km percent ave avenue st street rd road".split()
 )
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n[\s#*>|-]*)$")
 _SMTP_REPLY = re.compile(r"[245]\d\d-?")
@@ -170,6 +179,8 @@ def find_versions(text: str) -> Iterator[Version]:
             continue  # "About 20 users": a capitalised common word, not a product
         if any(_CAMEL.match(w) or (w.isupper() and len(w) > 4) for w in product.split()):
             continue  # "WindowServer 192", "STREAMON 0": process and register names in logs
+        if (after := _WORD_AFTER.match(text, m.end())) and after.group(1).casefold() in _COUNTED:
+            continue  # "known Richard 9 years": a count of what follows
         qualifier = _INTEGER_SUFFIX.match(text, m.end())
         end = qualifier.end() if qualifier else m.end()
         found.append(Version(start, end, text[m.start(2) : end], product))
