@@ -114,6 +114,7 @@ def _head_last(words: list[re.Match[str]], i: int, view: str) -> tuple[int, int]
 
 
 def public_body(name: str) -> bool:
-    """The name is a public body by its head word (what public_body_names returns)."""
+    """The name is a public body by its head word (what public_body_names returns); the head word alone ("the
+    Commission") names none."""
     words = name.split()
-    return bool(words) and (words[0].casefold() in _HEADS or words[-1].casefold() in _HEAD_LAST)
+    return len(words) >= 2 and (words[0].casefold() in _HEADS or words[-1].casefold() in _HEAD_LAST)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
 from transforms import ner, reference_names
-from transforms.name_check import SENTENCE_WORDS, proper_word
+from transforms.name_check import COMPANY_WORDS, SENTENCE_WORDS, proper_word
 from transforms.reference_bodies import may_name_body, public_body, public_body_names
 from transforms.reference_gazetteer import host_organisation
 from transforms.reference_ids import org_ref_id
@@ -186,8 +186,8 @@ def org_cue(entity: ner.Entity, text: str, sites: frozenset[str]) -> str | None:
     """The text to judge a lone ORG word on when the words around it say "organisation", else None: the text
     itself after a possessive; when `sites` (site_organisations) hold the name, the text with the name blanked inside
     hosts (where a lower-case "microsoft" must not count against it)."""
-    if " " in entity.text or not entity.text[:1].isupper():
-        return None
+    if " " in entity.text or not entity.text[:1].isupper() or entity.text.casefold() in COMPANY_WORDS:
+        return None  # "the Commission's decision": a kind of body, not its name
     if _POSSESSIVE_NOUN.match(text, entity.end):
         return None if proper_word(entity.text) else text  # "Martin's confirmation": a given name, a place
     name = entity.text.casefold()

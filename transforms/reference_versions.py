@@ -62,13 +62,14 @@ _COUNTING = frozenset(
     "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday "
     "mon tue wed thu fri sat sun pr prs mr pull ref refs code codes error errors status "
     "plant plants unit units station stations site sites gate gates lot lots block blocks suite suites apt box "
-    "route exit st ave rd hwy highway building buildings well wells".split()
+    "route exit st ave rd hwy highway building buildings well wells set sets".split()
 )
 # What a bare integer counts when it follows ("Richard 9 years", "Le Rabelais 22 Ave.").
 _COUNTED = frozenset(
     "year years month months week weeks day days hour hours minute minutes second seconds times people persons "
     "miles km percent ave avenue st street rd road".split()
 )
+_QUALIFIERS = frozenset({"alpha", "beta", "rc", "preview", "build", "update", "patch", "sp"})
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n[\s#*>|-]*)$")
 _SMTP_REPLY = re.compile(r"[245]\d\d-?")
 _VERSION_WORDS = frozenset({"version", "versions", "release", "releases", "ver", "rev", "revision", "build"})
@@ -177,6 +178,8 @@ def find_versions(text: str) -> Iterator[Version]:
         product, start = _product(text, m.start())
         if product is None or (_SENTENCE_START.search(text, max(0, start - 4), start) and product.istitle()):
             continue  # "About 20 users": a capitalised common word, not a product
+        if product.casefold() in _QUALIFIERS:
+            continue  # "3.0.0 Beta 4", "iOS 6 Beta 4": the release's qualifier, not a product
         if any(_CAMEL.match(w) or (w.isupper() and len(w) > 4) for w in product.split()):
             continue  # "WindowServer 192", "STREAMON 0": process and register names in logs
         if (after := _WORD_AFTER.match(text, m.end())) and after.group(1).casefold() in _COUNTED:

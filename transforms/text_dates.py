@@ -338,8 +338,8 @@ def find_dates(
                 and not m.group("y")
                 and m.group("mn").lower() in ("may", "mar", "jun", "jul", "sat", "sun", "mon", "set", "ago")
             ):
-                if not m.group("mn")[0].isupper():
-                    continue  # "may 3 people" is a verb, not a month
+                if not m.group("mn")[0].isupper() or (m.group("mn").lower() == "set" and language.startswith("en")):
+                    continue  # "may 3 people" is a verb, not a month; so is "Set 1" in English ("set" is Italian)
             if m.groupdict().get("yy") and _CLOCK.match(text, m.end()):
                 continue  # "Timestamp = 03/28/16 14:12": a tool's stamp, not a day the author states
             if kind == "dotted" and not m.group("y") and language.split("-")[0] not in DAY_FIRST_LANGUAGES:

@@ -58,3 +58,32 @@ def test_given_a_number_that_counts_or_names_a_site_when_read_then_it_is_no_vers
 )
 def test_given_a_product_release_before_a_noun_when_read_then_it_stays_a_version(text, version):
     assert version in ids(text, "version")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "wrong"),
+    [
+        # tidev Jira summaries: "Set 1" is a numbered set in English ("set" is Italian for September)
+        ("Tapping on any row (Set 1(no anim),set2 etc) does not do anything", "date", "date:"),
+        ("Tapping on any row (Set 1(no anim),set2 etc) does not do anything", "version", "version:set/"),
+        # a release qualifier is no product of the number after it
+        ("Update Hyperloop to 3.0.0 Beta 4", "version", "version:beta/"),
+        ('iOS: Application crashes when trying to open "Record" (iOS 6 Beta 4).', "version", "version:beta/"),
+        # a kind of body is no body's name, even with a possessive
+        ("Could you please email or fax to me the Commission's decision denying the motion?", "organization", "org:"),
+        (
+            "We will update you as soon as the official notification from the University takes place.",
+            "organization",
+            "org:",
+        ),
+    ],
+)
+def test_given_a_numbered_set_a_qualifier_or_a_bare_body_word_when_read_then_no_reference_comes_of_it(
+    text, kind, wrong
+):
+    assert not {ref for ref in ids(text, kind) if ref.startswith(wrong)}
+
+
+def test_given_an_italian_date_with_set_when_read_then_it_is_a_date():
+    refs = extract_references("Ci vediamo il 5 set 2015 a Milano.", language="it")
+    assert "date:2015-09-05" in {r.id for r in refs}
