@@ -47,3 +47,23 @@ def test_given_unusable_arguments_when_references_eval_then_exit_2_names_the_pro
     (labels / "jira.jsonl").write_text("")
     assert main(["references", "eval", "--corpus", str(tmp_path), "--labelled", str(labels)]) == EXIT_USAGE
     assert "no labelled episodes in split eval" in capsys.readouterr().err
+
+
+def test_given_the_shipped_judgments_when_references_judged_then_both_splits_report_every_judged_kind(
+    monkeypatch, tmp_path, capsys
+):
+    from pipelines.commands.references import DEFAULT_JUDGED
+    from transforms.reference_judged import load_judged
+
+    monkeypatch.setenv("GRAPHFEED_HOME", str(tmp_path / "home"))
+    judged = load_judged(DEFAULT_JUDGED)
+    assert len(judged) >= 400 and {j.split for j in judged} == {"tune", "test"}
+    assert main(["references", "judged"]) == 0
+    out = capsys.readouterr().out
+    for split in ("test", "tune"):
+        part = [j for j in judged if j.split == split]
+        assert f"references judged ({split} split, held-out text): {len(part)} judgments" in out
+    rows = [line.split() for line in out.splitlines() if line.startswith("  ") and not line.startswith("  kind")]
+    # every judgment is counted once: found (right or wrong) or no longer found (lost or fixed)
+    counted = sum(int(r[-5]) + int(r[-4]) + int(r[-2]) + int(r[-1]) for r in rows)
+    assert counted == len(judged)

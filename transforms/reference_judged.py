@@ -1,0 +1,104 @@
+"""Precision on held-out text: references judged right or wrong by hand on real text the extractor was never tuned on
+(data/references/judged: e-mail sentences and Jira issue summaries, docs/references.md "Eighth round").
+
+The frozen labelled set (reference_labels.py) gives precision and recall on whole episodes; these judgments widen
+precision to text of other kinds. They are pooled, as in TREC: a reference today's extractor finds that nobody judged
+is counted as unjudged, never guessed; a judged one it no longer finds is reported apart (a right one lost is a
+recall loss, a wrong one lost a fix). Split `tune`: judged while rules were written; `test`: judged afterwards.
+"""
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from transforms.reference_eval import wilson
+
+
+class JudgedReferenceError(ValueError):
+    """A judged file or line that cannot be read; the message names it."""
+
+
+class JudgedReference(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    uid: str  # the text's id: its corpus file and line or key
+    split: Literal["tune", "test"]
+    corpus_file: str  # under ../shared/corpus
+    title: bool  # the text is a record's title (a Jira summary): read as such
+    record_date: dt.date | None  # the record's day, for dates without a year
+    text: str
+    kind: str
+    id: str
+    surface: str
+    right: bool
+
+
+def load_judged(path: Path) -> list[JudgedReference]:
+    """Every judged reference of a JSON-lines file, or of the *.jsonl files of a folder."""
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files or not all(f.is_file() for f in files):
+        raise JudgedReferenceError(f"{path}: no judged reference file (JSON lines)")
+    judged = []
+    for file in files:
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                judged.append(JudgedReference.model_validate(json.loads(line)))
+            except (json.JSONDecodeError, ValidationError) as exc:
+                raise JudgedReferenceError(f"{file}:{number}: not a judged reference: {exc}") from exc
+    return judged
+
+
+class JudgedKind(NamedTuple):
+    kind: str
+    right: int  # found today and judged right
+    wrong: int  # found today and judged wrong
+    unjudged: int  # found today, never judged
+    lost_right: int  # judged right, no longer found
+    lost_wrong: int  # judged wrong, no longer found
+
+    @property
+    def precision(self) -> float | None:
+        return self.right / (self.right + self.wrong) if self.right + self.wrong else None
+
+    @property
+    def precision_ci(self) -> tuple[float, float] | None:
+        return wilson(self.right, self.right + self.wrong)
+
+
+def judge(judged: Sequence[JudgedReference], found: Mapping[str, Iterable[tuple[str, str]]]) -> list[JudgedKind]:
+    """Per kind: today's (kind, id) references of each judged text (`found`, by uid) against the judgments."""
+    verdicts = {(j.uid, j.id): j for j in judged}
+    counts: dict[str, list[int]] = {}
+    seen = set()
+    for uid, refs in found.items():
+        for kind, ref_id in refs:
+            row = counts.setdefault(kind, [0] * 5)
+            verdict = verdicts.get((uid, ref_id))
+            row[2 if verdict is None else 0 if verdict.right else 1] += 1
+            seen.add((uid, ref_id))
+    for key, verdict in verdicts.items():
+        if key not in seen:
+            counts.setdefault(verdict.kind, [0] * 5)[3 if verdict.right else 4] += 1
+    return [JudgedKind(kind, *row) for kind, row in sorted(counts.items())]
+
+
+def format_judged(rows: Sequence[JudgedKind], *, title: str) -> str:
+    """Per kind: precision over the judged references found today, then the unjudged ones found, then the judged
+    ones no longer found (right: lost; wrong: fixed)."""
+    head = f"{'right':>5} {'wrong':>5} {'unjudged':>8} {'lost right':>10} {'fixed':>5}"
+    lines = [title, f"  {'kind':<18} {'P [95% CI]':<17} {head}"]
+    for r in rows:
+        figure = (
+            "n/a"
+            if r.precision is None or r.precision_ci is None
+            else f"{r.precision:4.2f} [{r.precision_ci[0]:.2f}, {r.precision_ci[1]:.2f}]"
+        )
+        counts = f"{r.right:5d} {r.wrong:5d} {r.unjudged:8d} {r.lost_right:10d} {r.lost_wrong:5d}"
+        lines.append(f"  {r.kind:<18} {figure:<17} {counts}")
+    return "\n".join(lines)
