@@ -132,6 +132,17 @@ def reference_entity(group_id: str, ref: str, mentions: Mentions) -> tuple[Entit
     )
 
 
+def titled_page(entity: EntitySpec, page_id: str, title: str, kind: str = "page") -> EntitySpec:
+    """A Confluence page's node (reference_entity of confluence:page:<id>) named by its title."""
+    return entity.model_copy(
+        update={
+            "name": title,
+            "summary": f"Confluence {kind} '{title}' ({page_id})",
+            "attributes": {**entity.attributes, "title": title},
+        }
+    )
+
+
 # Names found in prose (NER): the episode mentions the node, but "the mail mentions X" is no fact worth an edge.
 NAME_MENTIONS = ("MENTIONS_PERSON", "MENTIONS_ORGANIZATION")
 # Reference kinds that are values, not things: they stay on the Episodic node's `references`, never become entities.

@@ -46,8 +46,10 @@ from transforms.fact_entities import (
     person_key,
     reference_entity,
     reference_target,
+    titled_page,
     value_entity,
 )
+from transforms.reference_ids import confluence_page_titles
 
 # ---------------------------------------------------------------- builders shared by the per-source extractors
 
@@ -95,11 +97,14 @@ def add_reference_facts(
     qualifier: str = "",
     unconfirmed: Iterable[str] = (),
     mentions: Mentions,
+    content: str = "",
 ) -> None:
     """What a record names (issues, pages, opportunities, messages, attachments) as facts from its subject; people and
     organisations named in prose only as mentions of the episode: "X mentions Y" is no fact about the world.
-    `unconfirmed` names (NER only, below the entity confidence) become mentions only of a known party's node."""
+    `unconfirmed` names (NER only, below the entity confidence) become mentions only of a known party's node.
+    `content`: the episode's text, whose Confluence links name their pages ("/pages/131074/Data+Migration+Plan")."""
     weak = set(unconfirmed)
+    titles = confluence_page_titles(content)
     for ref in sorted(set(references)):
         target = reference_target(group_id, ref, people, domain_orgs, new_names=ref not in weak, mentions=mentions)
         if target is None:
@@ -107,6 +112,8 @@ def add_reference_facts(
         entity, predicate = target
         if entity.uuid == subject.uuid:
             continue
+        if ref in titles and entity.name == ref.rsplit(":", 1)[1]:  # a page known by its id only
+            entity = titled_page(entity, entity.name, titles[ref])
         entity = b.entity(entity)
         if predicate in NAME_MENTIONS:
             continue
@@ -189,6 +196,7 @@ __all__ = [
     "better_entity",
     "merge_fact",
     "reference_target",
+    "titled_page",
     "PUBLIC_MAIL_DOMAINS",
     "REFERENCE_KINDS",
     "DEFAULT_REFERENCE_KIND",

@@ -103,6 +103,7 @@ def email_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions: Ment
         episode_ids=eps,
         unconfirmed=episode.metadata.unconfirmed_names,
         mentions=mentions or {},
+        content=episode.content,
     )
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

@@ -37,3 +37,71 @@ def attached_in_text(text: str, start: int, end: int) -> bool:
     line_end = text.find("\n", end)
     after = text[end : min(end + _AFTER_CHARS, line_end if line_end >= 0 else len(text))]
     return _CUE_AFTER.match(after) is not None
+
+
+# Chinese words that glue onto a bare file name ("请查看附件Q3报价单.pdf", "和合同草案.docx"). Stripped from the front,
+# longest first. Single characters that also start common nouns (发票, 附录, 见面) are left out on purpose.
+_CJK_CONNECTORS = sorted(
+    [
+        "请",
+        "请查看",
+        "查看",
+        "查阅",
+        "参见",
+        "参阅",
+        "参考",
+        "详见",
+        "附件",
+        "附上",
+        "附带",
+        "已附",
+        "已",
+        "上传",
+        "上传了",
+        "发送",
+        "发送了",
+        "和",
+        "及",
+        "以及",
+        "与",
+        "或",
+        "或者",
+        "把",
+        "将",
+        "在",
+        "的",
+        "是",
+        "为",
+        "即",
+        "文件",
+        "下载",
+        "打开",
+        "见附件",
+        "收到",
+        "修改",
+        "更新",
+        "更新了",
+        "最新",
+    ],
+    key=len,
+    reverse=True,
+)
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+
+
+_CONNECTOR = re.compile("|".join(map(re.escape, _CJK_CONNECTORS)))  # longest first: alternation order
+
+
+def _strip_connectors(name: str) -> tuple[str, int]:
+    """(name without leading Chinese connector words, number of chars removed)."""
+    removed = 0
+    while _CJK_CHAR.match(name):
+        match = _CONNECTOR.match(name)
+        if match is None:
+            break
+        rest = name[match.end() :]
+        if len(rest.rsplit(".", 1)[0]) < 2:  # "附件1.pdf" stays whole
+            break
+        name = rest
+        removed += match.end()
+    return name, removed

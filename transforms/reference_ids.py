@@ -1,12 +1,13 @@
 """Machine ids a text names by their shape: URLs (classified as Jira issue, Confluence page, Salesforce record or plain
-URL), Message-IDs and e-mail addresses, and file names (bracketed or bare, Chinese connector words stripped).
+URL), Message-IDs and e-mail addresses, and file names (bracketed or bare; reference_files strips Chinese connector
+words and decides when a bare one is an attachment).
 
 Used by the rule pass in transforms/references.py; see its docstring for the rules and their priority.
 """
 
 import re
 from collections.abc import Iterator, Sequence
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
 from ground.identity import salesforce_id18, salesforce_ref_id
 from transforms.reference_model import ReferenceKind, _Base, _fold, _Prepared
@@ -88,6 +89,19 @@ def marked_issue_key(text: str, start: int, end: int) -> bool:
 
 
 _CONFLUENCE_PAGE_PATH = re.compile(r"/spaces/[^/]+/pages/(?:edit-v2/|edit/)?(\d+)(?:/|$)")
+_PAGE_SLUG = re.compile(r"/spaces/[^/\s]+/pages/(\d+)/([^/?#\s]+)")
+
+
+def confluence_page_titles(text: str) -> dict[str, str]:
+    """confluence:page:<id> -> the title a Confluence page link's slug spells ("/pages/131074/Data+Migration+Plan")."""
+    titles = {}
+    for m in _PAGE_SLUG.finditer(text) if "/pages/" in text else ():
+        title = " ".join(unquote_plus(m.group(2)).split())
+        if title and not title.isdigit():
+            titles.setdefault(f"confluence:page:{int(m.group(1))}", title)
+    return titles
+
+
 _CONFLUENCE_VIEWPAGE = re.compile(r"/pages/(?:viewpage|editpage|viewpageattachments)\.action$")
 
 
@@ -324,69 +338,3 @@ def name_pattern(name: str) -> str:
 
 
 _BRACKET_PAIRS = {"《": "》", "「": "」", "『": "』", "【": "】", "〈": "〉", "“": "”", "‘": "’", '"': '"'}
-# Chinese words that glue onto a bare file name ("请查看附件Q3报价单.pdf", "和合同草案.docx"). Stripped from the front,
-# longest first. Single characters that also start common nouns (发票, 附录, 见面) are left out on purpose.
-_CJK_CONNECTORS = sorted(
-    [
-        "请",
-        "请查看",
-        "查看",
-        "查阅",
-        "参见",
-        "参阅",
-        "参考",
-        "详见",
-        "附件",
-        "附上",
-        "附带",
-        "已附",
-        "已",
-        "上传",
-        "上传了",
-        "发送",
-        "发送了",
-        "和",
-        "及",
-        "以及",
-        "与",
-        "或",
-        "或者",
-        "把",
-        "将",
-        "在",
-        "的",
-        "是",
-        "为",
-        "即",
-        "文件",
-        "下载",
-        "打开",
-        "见附件",
-        "收到",
-        "修改",
-        "更新",
-        "更新了",
-        "最新",
-    ],
-    key=len,
-    reverse=True,
-)
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
-
-
-_CONNECTOR = re.compile("|".join(map(re.escape, _CJK_CONNECTORS)))  # longest first: alternation order
-
-
-def _strip_connectors(name: str) -> tuple[str, int]:
-    """(name without leading Chinese connector words, number of chars removed)."""
-    removed = 0
-    while _CJK_CHAR.match(name):
-        match = _CONNECTOR.match(name)
-        if match is None:
-            break
-        rest = name[match.end() :]
-        if len(rest.rsplit(".", 1)[0]) < 2:  # "附件1.pdf" stays whole
-            break
-        name = rest
-        removed += match.end()
-    return name, removed

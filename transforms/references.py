@@ -44,7 +44,7 @@ from ground.identity import salesforce_id18, salesforce_ref_id
 from ground.records import Attachment
 from transforms import ner, reference_addressing, reference_names, reference_orgs, reference_versions
 from transforms.code_spans import code_spans, inside
-from transforms.reference_files import attached_in_text
+from transforms.reference_files import _strip_connectors, attached_in_text
 from transforms.reference_ids import (
     _BRACKET_PAIRS,
     _BRACKETED,
@@ -55,7 +55,6 @@ from transforms.reference_ids import (
     _bare_file_names,
     _classify_url,
     _looks_like_message_id,
-    _strip_connectors,
     _trim_url,
     attachment_name_id,
     domain_names,

@@ -24,6 +24,7 @@ from transforms.facts import (
     reference_entity,
     reference_target,
     slot_key,
+    titled_page,
 )
 
 # Keys whose plain-text value names a person (resolved by name when no user link or mailto says who).
@@ -51,15 +52,7 @@ PROPERTY_LABELS = {"date": "Date", "status": "Status", "text": "Value", "person"
 def page_entity(group_id: str, page_id: str, title: str = "", kind: str = "page") -> EntitySpec:
     """The same node a text reference confluence:page:<id> resolves to, named by its title when known."""
     entity, _ = reference_entity(group_id, f"confluence:page:{page_id}", MENTIONS)
-    if title:
-        entity = entity.model_copy(
-            update={
-                "name": title,
-                "summary": f"Confluence {kind} '{title}' ({page_id})",
-                "attributes": {**entity.attributes, "title": title},
-            }
-        )
-    return entity
+    return titled_page(entity, page_id, title, kind) if title else entity
 
 
 def space_entity(group_id: str, key: str, name: str | None) -> EntitySpec:
@@ -371,6 +364,7 @@ def confluence_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions:
         episode_ids=eps,
         unconfirmed=episode.metadata.unconfirmed_names,
         mentions=mentions or MENTIONS,
+        content=episode.content,
     )
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

@@ -247,6 +247,7 @@ def jira_facts(episode: Episode, domain_orgs: Mapping[str, str], mentions: Menti
         qualifier=meta.source_key,
         unconfirmed=meta.unconfirmed_names,
         mentions=mentions or MENTIONS,
+        content=episode.content,
     )
     add_employers(b, g, people, domain_orgs, valid_at=when, episode_ids=eps)
     return b.result()

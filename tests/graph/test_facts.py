@@ -159,3 +159,22 @@ def test_timeline_tombstoned_successor_no_longer_ends_its_predecessor():
     )
     assert out["a"].invalid_at is None and out["a"].expired_at is None
     assert out["b"].invalid_at == d(8)
+
+
+def test_given_a_mail_linking_a_confluence_page_by_url_then_its_mention_names_the_page_by_the_links_title():
+    # given a mail whose text links a page with its title slug, and one that names another page by id only
+    episode = email_episode("acme", "<m9@acme.example>", MARCH, refs=["confluence:page:131074", "confluence:page:7"])
+    episode = episode.model_copy(
+        update={
+            "content": "Plan: https://acme.atlassian.net/wiki/spaces/ACME/pages/131074/Data+Migration+Plan "
+            "and https://acme.atlassian.net/wiki/pages/viewpage.action?pageId=7"
+        }
+    )
+    # when its facts are built
+    facts = episode_facts(episode, {"acme.example": "Acme Corp"})
+    mentioned = {f.fact for f in facts.facts if f.predicate == "MENTIONS_DOCUMENT"}
+    # then the linked page is named by its title, on the same node a Confluence page record makes; the other by its id
+    assert any(text.endswith("mentions Data Migration Plan") for text in mentioned)
+    assert any(text.endswith("mentions 7") for text in mentioned)
+    page = next(e for e in facts.entities if e.name == "Data Migration Plan")
+    assert page.uuid == entity_uuid("acme", "ref:confluence:page:131074")
