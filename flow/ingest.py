@@ -9,6 +9,7 @@ the rest of its batch goes in.
 
 import datetime as dt
 import logging
+import math
 import statistics
 import time
 from collections.abc import Sequence
@@ -217,15 +218,15 @@ def write_backlog(ledger: Ledger, sink: GraphSink, source: str, limits: IngestLi
     """
     announce = getattr(sink, "coming", None)
     while True:
-        left = None if limits.max_episodes is None else limits.max_episodes - stats.attempted
-        if left is not None and left <= 0:
+        left = math.inf if limits.max_episodes is None else limits.max_episodes - stats.attempted
+        if left <= 0:
             stats.stopped_by = "max_episodes"
             break
         if stats.cost_usd >= limits.max_cost_usd:
             stats.stopped_by = "max_cost"
             break
-        size = limits.batch_size if left is None else min(limits.batch_size, left)
-        ahead = (limits.batch_size if left is None else min(limits.batch_size, left - size)) if announce else 0
+        size = int(min(limits.batch_size, left))
+        ahead = int(min(limits.batch_size, left - size)) if announce else 0
         window = ledger.claim(size + ahead, sources=[source])
         batch = window[:size]
         if not batch:
