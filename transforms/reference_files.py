@@ -92,7 +92,7 @@ _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _CONNECTOR = re.compile("|".join(map(re.escape, _CJK_CONNECTORS)))  # longest first: alternation order
 
 
-def _strip_connectors(name: str) -> tuple[str, int]:
+def strip_connectors(name: str) -> tuple[str, int]:
     """(name without leading Chinese connector words, number of chars removed)."""
     removed = 0
     while _CJK_CHAR.match(name):

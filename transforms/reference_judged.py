@@ -9,6 +9,7 @@ recall loss, a wrong one lost a fix). Split `tune`: judged while rules were writ
 
 import datetime as dt
 import json
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -74,18 +75,15 @@ class JudgedKind(NamedTuple):
 def judge(judged: Sequence[JudgedReference], found: Mapping[str, Iterable[tuple[str, str]]]) -> list[JudgedKind]:
     """Per kind: today's (kind, id) references of each judged text (`found`, by uid) against the judgments."""
     verdicts = {(j.uid, j.id): j for j in judged}
-    counts: dict[str, list[int]] = {}
-    seen = set()
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
     for uid, refs in found.items():
         for kind, ref_id in refs:
-            row = counts.setdefault(kind, [0] * 5)
-            verdict = verdicts.get((uid, ref_id))
-            row[2 if verdict is None else 0 if verdict.right else 1] += 1
-            seen.add((uid, ref_id))
-    for key, verdict in verdicts.items():
-        if key not in seen:
-            counts.setdefault(verdict.kind, [0] * 5)[3 if verdict.right else 4] += 1
-    return [JudgedKind(kind, *row) for kind, row in sorted(counts.items())]
+            verdict = verdicts.pop((uid, ref_id), None)
+            counts[kind]["unjudged" if verdict is None else "right" if verdict.right else "wrong"] += 1
+    for verdict in verdicts.values():  # judged, no longer found
+        counts[verdict.kind]["lost_right" if verdict.right else "lost_wrong"] += 1
+    columns = ("right", "wrong", "unjudged", "lost_right", "lost_wrong")
+    return [JudgedKind(kind, *(row[c] for c in columns)) for kind, row in sorted(counts.items())]
 
 
 def format_judged(rows: Sequence[JudgedKind], *, title: str) -> str:

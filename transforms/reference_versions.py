@@ -69,7 +69,7 @@ _COUNTED = frozenset(
     "year years month months week weeks day days hour hours minute minutes second seconds times people persons "
     "miles km percent ave avenue st street rd road".split()
 )
-_QUALIFIERS = frozenset({"alpha", "beta", "rc", "preview", "build", "update", "patch", "sp"})
+_QUALIFIERS = frozenset({"alpha", "beta", "rc", "preview", "patch", "sp"})  # "build", "update": _FUNCTION_WORDS
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n[\s#*>|-]*)$")
 _SMTP_REPLY = re.compile(r"[245]\d\d-?")
 _VERSION_WORDS = frozenset({"version", "versions", "release", "releases", "ver", "rev", "revision", "build"})

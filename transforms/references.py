@@ -44,7 +44,7 @@ from ground.identity import salesforce_id18, salesforce_ref_id
 from ground.records import Attachment
 from transforms import ner, reference_addressing, reference_names, reference_orgs, reference_versions
 from transforms.code_spans import code_spans, inside
-from transforms.reference_files import _strip_connectors, attached_in_text
+from transforms.reference_files import attached_in_text, strip_connectors
 from transforms.reference_ids import (
     _BRACKET_PAIRS,
     _BRACKETED,
@@ -178,7 +178,7 @@ def _rule_candidates(
             file_id = _file_id(name, by_name, prepared, scope) if handed else None
             bracketed.append(_Candidate(start, start + len(name), "attachment", file_id))
     for found_start, found_end in _bare_file_names(text):
-        name, removed = _strip_connectors(text[found_start:found_end])
+        name, removed = strip_connectors(text[found_start:found_end])
         if name and not name.startswith("."):
             start = found_start + removed
             # `tiapp.xml`, `config.json`, `build.log`, `x.tar.gz` in prose are project files, not attachments,
