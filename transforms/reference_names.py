@@ -18,6 +18,7 @@ from transforms.name_check import (
     load_stop_names,
     name_confidence,
     organisation_shaped,
+    person_shaped,
     proper_word,
 )
 
@@ -133,9 +134,12 @@ def _lone_name(text: str, tokens: list[tuple[int, int, str]], i: int) -> bool:
 
 def label_of(name: str, label: str, text: str = "", end: int = 0) -> str:
     """The model's PERSON/ORG, corrected where the name's shape says otherwise: "Alpine Dairy" is a business; a lone
-    given name tagged ORG in a possessive ("as per Martin's confirmation", `end` where the name ends) is a person."""
+    given name tagged ORG in a possessive ("as per Martin's confirmation", `end` where the name ends) is a person,
+    and so is a given name and surname tagged ORG ("Lance Schuler")."""
     if label == "PERSON" and organisation_shaped(name):
         return "ORG"
+    if label == "ORG" and person_shaped(name):
+        return "PERSON"
     possessive = text[end : end + 2] in ("'s", "’s")
     if label == "ORG" and possessive and " " not in name and not acronym(name) and proper_word(name):
         return "PERSON" if not common_word(name) else label

@@ -30,6 +30,9 @@ _FORM = re.compile(
     r"e\.\s?V|S\.A|S\.L|S\.p\.A|SpA|S\.r\.l|Srl|SRL|S\.A\.S|B\.V|N\.V|Pty|Oy)\.?(?![\w&-])"
 )
 _ABBREVIATED = frozenset({"Inc", "Corp", "Ltd", "Pty"})
+# Forms written as words: after a comma they are an item of a list ("your Name, Title, Company, Address"), not the form
+# of the name before it as in "CAIXABANK, S.A." or "Acme, Inc.".
+_WORD_FORMS = frozenset({"Company", "Corporation", "Incorporated", "Limited"})
 _WORD = re.compile(r"[^\W\d_][^\W\d_'’.&-]*(?:[-'’.][^\W\d_]+)*[-.]?")
 # Inside a name, lower-case joiners: "Verwaltungs- und Wirtschafts-Akademie", "Bank of America".
 _JOINERS = frozenset({"and", "und", "of", "de", "di", "del", "della", "y", "et", "&", "for", "für"})
@@ -55,7 +58,7 @@ def legal_form_names(view: str, text: str) -> list[ner.Entity]:
     """ORG entities for capitalised names followed by a legal form in `view` (NER's view of `text`, same offsets)."""
     found = []
     for form in _FORM.finditer(text):  # on the text: the view blanks dotted forms ("S.p.A.") as code-like tokens
-        start = _name_start(view, text, form.start())
+        start = _name_start(view, text, form.start(), after_comma=form.group() not in _WORD_FORMS)
         if start is None:
             continue
         end = form.end()
@@ -79,11 +82,12 @@ def written_organisations(text: str) -> list[ner.Entity]:
     return sorted([*legal, *bodies], key=lambda e: e.start)
 
 
-def _name_start(view: str, text: str, form_start: int) -> int | None:
-    """Where the name before a legal form starts, or None when no capitalised word stands right before it."""
+def _name_start(view: str, text: str, form_start: int, *, after_comma: bool = True) -> int | None:
+    """Where the name before a legal form starts, or None when no capitalised word stands right before it (or, unless
+    `after_comma`, only before a comma)."""
     end = form_start
     gap = view[:end][-2:]
-    if gap == ", ":
+    if gap == ", " and after_comma:
         end -= 2
     elif view[end - 1 : end] == " ":
         end -= 1
@@ -197,9 +201,12 @@ def org_cue(entity: ner.Entity, text: str, sites: frozenset[str]) -> str | None:
 
 
 def legal_form_confidence(name: str, stop: frozenset[str]) -> float:
-    """0.9 for a name with its legal form, 0 when the name or its part before the form is a stopped name."""
+    """0.9 for a name with its legal form, 0 when the name or its part before the form is a stopped name, or when the
+    form stands inside a list ("Name, Title, Company, Address")."""
     core = _FORM.sub("", name).strip(" ,")
     if not core or name.casefold() in stop or core.casefold() in stop:
+        return 0.0
+    if "," in core and not any(form.end() == len(name) for form in _FORM.finditer(name)):
         return 0.0
     return 0.9
 
