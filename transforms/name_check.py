@@ -217,8 +217,8 @@ def _dealt_with(text: str, start: int, end: int) -> bool:
 
 
 _THING_BEFORE = re.compile(r"""(?:\b(?:the|my|your|our|this|that|a|an)\s+|["'“‘`*_])$""", re.I)
-_THING_AFTER = re.compile(
-    r"""["'”’`*_]|\s+(?:button|menu|tab|page|folder|folders|field|option|setting|settings|screen|dialog|view|panel|section)\b""",
+_THING_AFTER = re.compile(  # a closing quote, but not a possessive ("via Bell Mobility's service")
+    r"""["”`*_]|['’](?!s\b)|\s+(?:button|menu|tab|page|folder|folders|field|option|setting|settings|screen|dialog|view|panel|section)\b""",
     re.I,
 )
 

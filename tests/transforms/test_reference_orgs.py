@@ -149,3 +149,11 @@ def test_an_organisation_found_by_its_legal_form_gets_the_normalised_id():
 )
 def test_given_a_name_the_text_writes_as_a_device_then_neither_person_nor_organisation(text):
     assert [r.id for r in extract_references(text) if r.kind in ("person", "organization")] == []
+
+
+def test_given_a_company_in_the_possessive_after_via_then_the_apostrophe_is_no_quote():
+    # the dev split's "Sent via Bell Mobility's Text Messaging service." (ruby-mail raw_email5.eml): the possessive's
+    # apostrophe was read as a closing quote, which made the dictionary-word name a quoted thing
+    text = "Test test. Hi.\n\nSent via Bell Mobility's Text Messaging service."
+    assert names(text).get("Bell Mobility") == "organization"
+    assert "Quick Filters" not in names('Open the "Quick Filters" tab to narrow the list.')
