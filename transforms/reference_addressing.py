@@ -14,7 +14,16 @@ headers, Jira users: reference_gazetteer) is a name in the same export even wher
 import re
 from collections.abc import Iterator
 
-from transforms.name_check import SENTENCE_WORDS, common_word, compound, generic_name, load_stop_names, proper_word
+from transforms.language import Segment, segments
+from transforms.name_check import (
+    SENTENCE_WORDS,
+    common_word,
+    compound,
+    generic_name,
+    load_stop_names,
+    person_shaped,
+    proper_word,
+)
 from transforms.reference_gazetteer import person_name
 from transforms.reference_model import _fold
 from transforms.reference_names import known_names
@@ -222,3 +231,28 @@ def party_names(
         if not any(a < end and start < b for a, b in spans):
             spans.append((start, end))
             yield start, end, f"person:{_fold(name)}"
+
+
+# A full name in prose: a given name, perhaps an initial, a surname (name_check.person_shaped decides), in a text in a
+# Latin-script language that writes its nouns in lower case (German does not; English has the NER model).
+FULL_NAME_LANGUAGES = frozenset("fr it es pt ro nl ca pl cs sk sl hr sv da no nb fi hu et lv lt tr id ms".split())
+_FULL_NAME = re.compile(rf"(?<![\w.@/-])([{_UP}][{_LOW}]+(?:[ ][A-Z]\.?)?[ ](?:Mc|Mac|O')?[{_UP}][{_LOW}]+)(?![\w@/-])")
+_CAPITALISED_NEXT = re.compile(rf"[ ]+[{_UP}]")
+
+
+def full_names(text: str, language: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, name): full names shaped as a person's ("James McQuillan") in the segments of `text` (a text in
+    `language`) that are in FULL_NAME_LANGUAGES, where no NER model reads and a capital marks a name. The segments
+    are decided only when a candidate is there."""
+    stop = load_stop_names()
+    languages: list[Segment] | None = None
+    for m in _FULL_NAME.finditer(text):
+        name = m.group(1)
+        if not person_shaped(name) or name.casefold() in stop or any(w.casefold() in stop for w in name.split()):
+            continue
+        before = text[max(0, m.start() - 40) : m.start()]
+        if _CAPITAL_BEFORE.search(before) or _CAPITALISED_NEXT.match(text, m.end()):
+            continue  # part of a longer run of capitals: a title, a place, a company
+        languages = segments(text, language) if languages is None else languages
+        if any(s.start <= m.start() < s.end and s.language in FULL_NAME_LANGUAGES for s in languages):
+            yield m.start(1), m.end(1), name

@@ -246,6 +246,8 @@ def _rules(
             ]
         )
         candidates.append([_Candidate(a, b, "organization", ref) for a, b, ref in domain_names(text)])
+        names = reference_addressing.full_names(text, language)  # where no NER model reads
+        candidates.append([_Candidate(a, b, "person", f"person:{_fold(name)}") for a, b, name in names])
     companies = reference_orgs.written_organisations(text) if text else []
     if text:  # a company keeps its span from a version ("Telekom AG Niederlassung 3" is no product release)
         versions = reference_versions.find_versions(text)
