@@ -162,3 +162,8 @@ def test_given_a_unit_a_list_a_place_a_document_or_a_group_when_read_then_it_is_
 )
 def test_given_a_company_or_a_body_beside_those_words_when_read_then_it_stays_an_organisation(text, org):
     assert org in ids(text, "organization")
+
+
+def test_given_a_signature_run_into_one_line_when_read_then_the_person_is_no_part_of_the_firm():
+    text = "Richard S. Friedman Hughes Hubbard & Reed LLP 350 South Grand Ave., 36th Floor Los Angeles, CA 90071"
+    assert ids(text, "organization") == {"org:hughes hubbard & reed llp"}
