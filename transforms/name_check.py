@@ -54,17 +54,19 @@ def load_stop_names(extra_files: Iterable[str | Path] = (), extra_names: Iterabl
 def _load(extra_files: tuple[str, ...]) -> frozenset[str]:
     names: set[str] = set()
     for path in (STOP_FILE, GENERIC_FILE, *map(Path, extra_files)):
-        try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise ValueError(f"{path}: cannot read NER stop-name list: {exc}") from exc
-        names.update(name for name in map(_entry, lines) if name)
+        names.update(name.casefold() for name in list_entries(Path(path), "NER stop-name list"))
     return frozenset(names)
 
 
-def _entry(line: str) -> str:
-    """`name  # reason` -> 'name'; a line starting with '#' is a comment."""
-    return "" if line.lstrip().startswith("#") else line.split(" #", 1)[0].strip().casefold()
+def list_entries(path: Path, what: str) -> list[str]:
+    """The entries of a word list file, one per line: `name  # reason` -> 'name'; a line starting with '#' is a
+    comment. An unreadable file is a ValueError naming it and `what` it holds."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read {what}: {exc}") from exc
+    entries = (line.split(" #", 1)[0].strip() for line in lines if not line.lstrip().startswith("#"))
+    return [entry for entry in entries if entry]
 
 
 # ------------------------------------------------------------------------------------------ English dictionary
@@ -107,11 +109,7 @@ def common_word(word: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _given_names() -> frozenset[str]:
-    try:
-        lines = GIVEN_NAMES_FILE.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ValueError(f"{GIVEN_NAMES_FILE}: cannot read the given-name list: {exc}") from exc
-    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+    return frozenset(list_entries(GIVEN_NAMES_FILE, "the given-name list"))
 
 
 def person_shaped(name: str) -> bool:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ground.records import Actor, SourceRecord
 from ground.source_traits import SourceTraits, traits_of
-from transforms.name_check import generic_name, load_stop_names
+from transforms.name_check import generic_name, list_entries, load_stop_names
 from transforms.reference_ids import org_ref_id
 from transforms.reference_model import ReferenceConfig, _fold
 
@@ -36,15 +36,7 @@ _ORG_KINDS = frozenset({"account"})
 
 @lru_cache(maxsize=1)
 def _no_org_domains() -> frozenset[str]:
-    try:
-        lines = DOMAINS_FILE.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ValueError(f"{DOMAINS_FILE}: cannot read the mail domain stop list: {exc}") from exc
-    return frozenset(
-        entry
-        for entry in (line.split(" #", 1)[0].strip().lower() for line in lines if not line.startswith("#"))
-        if entry
-    )
+    return frozenset(entry.lower() for entry in list_entries(DOMAINS_FILE, "the mail domain stop list"))
 
 
 def person_name(name: str | None) -> str | None:
