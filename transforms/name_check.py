@@ -175,7 +175,8 @@ def generic_name(name: str, label: str, text: str, start: int | None = None) -> 
     """A name made only of generic words: an unexpanded acronym as an organisation, dictionary words none of which
     is a proper noun (persons), one dictionary word or a run of them written as a thing (organisations: "the Derived
     Data folders", '"Quick Filters"'; "Evergreen Retail" after "from" stays a company) unless a word names a kind of
-    business. `start`: where the name stands in `text` (None: no context)."""
+    business, and a run of them ending in a unit word ("Energy Operations"). `start`: where the name stands in `text`
+    (None: no context)."""
     words = [w for w in name.split() if w.casefold() not in PARTICLES | ORG_WORDS]
     if not words:
         return True
