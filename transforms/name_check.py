@@ -17,6 +17,8 @@ STOP_FILE = Path(__file__).resolve().parents[1] / "data" / "references" / "stop_
 GENERIC_FILE = STOP_FILE.with_name("stop_names_generic.txt")
 # Frequent given names (1990 US Census, public domain): a person the model tagged ORG (person_shaped).
 GIVEN_NAMES_FILE = STOP_FILE.with_name("given_names.txt")
+# Common words newer than the dictionaries common_word reads ("software", "desktop", "email").
+MODERN_WORDS_FILE = STOP_FILE.with_name("modern_words.txt")
 PARTICLES = frozenset(
     {
         "van",
@@ -79,12 +81,13 @@ def list_entries(path: Path, what: str) -> list[str]:
 @lru_cache(maxsize=1)
 def _lexicon() -> tuple[frozenset[str], frozenset[str]]:
     """(common words, proper nouns). Common: lower-case in web2 AND a headword of GCIDE (Webster's 1913 + WordNet),
-    since web2 alone lists rare lower-case forms of given names ("julio", "hans")."""
+    since web2 alone lists rare lower-case forms of given names ("julio", "hans"), plus the modern words both lack."""
     from english_words import get_english_words_set
 
     web2 = get_english_words_set(["web2"], lower=False, alpha=True)
     gcide = get_english_words_set(["gcide"], lower=True, alpha=True)
-    common = frozenset(w for w in web2 if w.islower() and w in gcide)
+    modern = list_entries(MODERN_WORDS_FILE, "the modern common-word list")
+    common = frozenset(w for w in web2 if w.islower() and w in gcide) | frozenset(modern)
     proper = frozenset(w for w in web2 if w[:1].isupper())
     return common, proper
 

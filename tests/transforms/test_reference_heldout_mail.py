@@ -143,6 +143,15 @@ def test_given_two_given_names_tagged_org_when_read_then_the_firm_stays_an_organ
             "org:corporate services agreement",
         ),
         ("Calif GOP Lawmakers Ask PUC President To Resign", "org:calif gop lawmakers"),
+        # modern words the 1934/1913 dictionaries lack (data/references/modern_words.txt)
+        (
+            "Now choose the service from the drop down list, and if they have Remote Desktop or RDP, then choose that.",
+            "org:remote desktop",
+        ),
+        (
+            "Please browse our Featured, Top Sellers, or category-specific titles such as Science & Tech, News, Sports.",
+            "org:science",
+        ),
     ],
 )
 def test_given_a_unit_a_list_a_place_a_document_or_a_group_when_read_then_it_is_no_organisation(text, wrong):
