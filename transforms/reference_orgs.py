@@ -86,8 +86,8 @@ def _name_start(view: str, text: str, form_start: int, *, after_comma: bool = Tr
     """Where the name before a legal form starts, or None when no capitalised word stands right before it (or, unless
     `after_comma`, only before a comma)."""
     end = form_start
-    gap = view[:end][-2:]
-    if gap == ", " and after_comma:
+    comma = view[:end][-2:] == ", " and after_comma
+    if comma:
         end -= 2
     elif view[end - 1 : end] == " ":
         end -= 1
@@ -123,7 +123,8 @@ def _name_start(view: str, text: str, form_start: int, *, after_comma: bool = Tr
         name = name[3:]  # a signature run into one line: "Richard S. Friedman Hughes Hubbard & Reed LLP"
     if name and _glued(view[name[0].start() - 1 : name[0].start()]):
         return None  # the run is the tail of a longer token ("Centr●Studi ..."): its start is unknown
-    if not name or len(name[-1].group().strip(".-")) < 2:
+    numbered = comma and len(name) > 1 and name[-1].group() in ("I", "V", "X")  # "CA Energy Development I, LLC"
+    if not name or (len(name[-1].group().strip(".-")) < 2 and not numbered):
         return None  # "E Ltd", "Set E Ltd"
     return name[0].start()
 

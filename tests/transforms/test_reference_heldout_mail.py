@@ -176,3 +176,8 @@ def test_given_a_company_or_a_body_beside_those_words_when_read_then_it_stays_an
 def test_given_a_signature_run_into_one_line_when_read_then_the_person_is_no_part_of_the_firm():
     text = "Richard S. Friedman Hughes Hubbard & Reed LLP 350 South Grand Ave., 36th Floor Los Angeles, CA 90071"
     assert ids(text, "organization") == {"org:hughes hubbard & reed llp"}
+
+
+def test_given_companies_numbered_before_their_legal_form_when_read_then_each_is_one_organisation():
+    text = "The turbines will be assigned to two sister LLCs: CA Energy Development I, LLC and CA Energy Development II, LLC."
+    assert ids(text, "organization") == {"org:ca energy development i llc", "org:ca energy development ii llc"}
