@@ -33,7 +33,7 @@ _PREFIX_WORDS = r"[Ee]uros?|[Dd]ollars?"
 _MONEY_PREFIX = re.compile(
     rf"(?:(?<![A-Za-z0-9])(?P<code>{_CODES})\s?|(?<![A-Za-z0-9$])(?P<sym>{_PREFIX_SYMBOLS})\s?|"
     rf"(?<![A-Za-z])(?P<pword>{_PREFIX_WORDS})[ \t])"
-    rf"(?P<num>{_NUM})(?:\s?(?P<mag>{_MAG})(?![A-Za-z]))?(?P<tail>元)?(?![0-9])"
+    rf"(?P<num>{_NUM})(?:\s?(?P<mag>{_MAG})(?![A-Za-z]))?(?P<tail>元)?(?![0-9]|[.,][A-Za-z])"  # not "$38,OOO.OO"
 )
 _MONEY_SUFFIX = re.compile(
     rf"(?<![A-Za-z0-9.,$€£¥])(?P<num>{_NUM})(?:\s?(?P<mag>{_MAG}))?\s?"

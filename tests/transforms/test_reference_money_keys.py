@@ -93,3 +93,10 @@ def test_given_key_shapes_without_an_issue_cue_then_no_issue(text):
 )
 def test_given_magnitude_words_or_codes_inside_identifiers_then_the_amount_is_read_as_stated(text, expected):
     assert kinds(text, "money") == expected
+
+
+def test_given_an_amount_spelled_with_letters_for_zeros_then_no_money():
+    # held-out parakweet spam: "$38,OOO.OO" is no 38 dollars
+    text = "Search now to let us know you want to win this amazing vehicle - worth over $38,OOO.OO!"
+    assert [r for r in extract_references(text) if r.kind == "money"] == []
+    assert [r.id for r in extract_references("It costs $38, paid today.") if r.kind == "money"] == ["money:USD:38"]
