@@ -60,8 +60,9 @@ _COUNTING = frozenset(
     "chapter episode season grade group groups team teams player players port ports q quarter "
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday "
-    "mon tue wed thu fri sat sun pr prs mr pull ref refs code codes error errors status "
+    "mon tue tues wed weds thu thur thurs fri sat sun pr prs mr pull ref refs code codes error errors status "
     "plant plants unit units station stations site sites gate gates lot lots block blocks suite suites apt box "
+    "bay bays pier piers dock docks berth berths "
     "route exit st ave rd hwy highway building buildings well wells set sets".split()
 )
 # What a bare integer counts when it follows ("Richard 9 years", "Le Rabelais 22 Ave.").

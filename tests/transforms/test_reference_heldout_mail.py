@@ -181,3 +181,14 @@ def test_given_a_signature_run_into_one_line_when_read_then_the_person_is_no_par
 def test_given_companies_numbered_before_their_legal_form_when_read_then_each_is_one_organisation():
     text = "The turbines will be assigned to two sister LLCs: CA Energy Development I, LLC and CA Energy Development II, LLC."
     assert ids(text, "organization") == {"org:ca energy development i llc", "org:ca energy development ii llc"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please book me SF/NYC round trip,leaving Tues 8.2.01 at 9:15 am, returning on sunday.",
+        "Day or night sails on Matagorda Bay 20 or the Gulf of Mexico are also available.",
+    ],
+)
+def test_given_a_weekday_or_a_berth_before_a_number_when_read_then_it_is_no_version(text):
+    assert ids(text, "version") == set()
