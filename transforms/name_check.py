@@ -313,7 +313,10 @@ def not_a_body(words: list[str]) -> bool:
     Company"), or names a place, an event, a document or a group of people."""
     first, last = words[0].casefold(), words[-1].strip(".,").casefold()
     listed = any(w.endswith(",") for w in words[:-1])
-    return len(words) > 1 and (listed or last in ORG_WORDS or first in ("a", "an") or last in _NOT_A_BODY_LAST_WORDS)
+    venue = last in ("center", "centre") and words[-2].casefold() in _NOT_A_BODY_LAST_WORDS  # "Conference Center"
+    return len(words) > 1 and (
+        listed or venue or last in ORG_WORDS or first in ("a", "an") or last in _NOT_A_BODY_LAST_WORDS
+    )
 
 
 # Legal-form and group words that make any name a company ("Acme Corporation", "General Motors Company").

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
 from transforms import ner, reference_names
-from transforms.name_check import COMPANY_WORDS, SENTENCE_WORDS, person_shaped, proper_word
+from transforms.name_check import COMPANY_WORDS, SENTENCE_WORDS, common_word, person_shaped, proper_word
 from transforms.reference_bodies import may_name_body, public_body, public_body_names
 from transforms.reference_gazetteer import host_organisation
 from transforms.reference_ids import org_ref_id
@@ -263,6 +263,18 @@ def headline_only(entity: ner.Entity, label: str, text: str, title_end: int) -> 
     )
 
 
+# A verb in -ing and its preposition the model ran into a name: "Working for Parakweet", "Meeting with Acme Corp".
+_LEADING_VERB = re.compile(r"([A-Z][a-z]+ing)[ ](?:for|at|with|from|by|to|on)[ ](?=[A-Z])")
+
+
+def without_leading_verb(entity: ner.Entity) -> ner.Entity:
+    """The entity without a leading "<verb>ing <preposition>" (a common word: "Working", not "Ewing")."""
+    m = _LEADING_VERB.match(entity.text)
+    if not m or not common_word(m.group(1)):
+        return entity
+    return ner.Entity(entity.label, entity.text[m.end() :], entity.start + m.end(), entity.end)
+
+
 def entity_reference(
     entity: ner.Entity,
     prepared: _Prepared,
@@ -275,6 +287,7 @@ def entity_reference(
     site organisations (site_organisations), a cue for a lone ORG word; `title_end`: headline_only."""
     if entity.label not in ("PERSON", "ORG"):
         return None  # dates come from transforms/text_dates.py alone
+    entity = without_leading_verb(entity)
     mapped = _mapped(entity.text, prepared) if entity.text[:1].isupper() else None  # "linux" is no known "Linux"
     label = reference_names.label_of(entity.text, entity.label, text, entity.end)
     if mapped and mapped.startswith(("person:", "org:")):  # a known party decides what it is

@@ -143,6 +143,9 @@ def test_given_two_given_names_tagged_org_when_read_then_the_firm_stays_an_organ
             "org:corporate services agreement",
         ),
         ("Calif GOP Lawmakers Ask PUC President To Resign", "org:calif gop lawmakers"),
+        ("We have reserved the Snowmass Conference Center for the 19th.", "org:snowmass"),
+        # a verb and its preposition run into the name
+        ("Working for Parakweet on products such as BookVibe strikes me as the perfect opportunity.", "org:working"),
         # modern words the 1934/1913 dictionaries lack (data/references/modern_words.txt)
         (
             "Now choose the service from the drop down list, and if they have Remote Desktop or RDP, then choose that.",

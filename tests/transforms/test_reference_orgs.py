@@ -4,7 +4,9 @@ Synthetic sentences shaped like the labelled mail signatures and Jira device lis
 
 import pytest
 
+from transforms.ner import Entity
 from transforms.reference_ids import org_ref_id
+from transforms.reference_orgs import without_leading_verb
 from transforms.references import ReferenceConfig, extract_references
 
 DEFAULT = ReferenceConfig()
@@ -157,3 +159,11 @@ def test_given_a_company_in_the_possessive_after_via_then_the_apostrophe_is_no_q
     text = "Test test. Hi.\n\nSent via Bell Mobility's Text Messaging service."
     assert names(text).get("Bell Mobility") == "organization"
     assert "Quick Filters" not in names('Open the "Quick Filters" tab to narrow the list.')
+
+
+def test_given_a_verb_and_preposition_run_into_a_name_then_the_name_starts_after_them():
+    assert without_leading_verb(Entity("ORG", "Working for Parakweet", 10, 31)) == Entity("ORG", "Parakweet", 22, 31)
+    assert without_leading_verb(Entity("PERSON", "Meeting with Tom Boren", 0, 22)).text == "Tom Boren"
+    # a surname ending in -ing is no verb, and a verb needs its preposition
+    assert without_leading_verb(Entity("PERSON", "Bill Ewing", 0, 10)).text == "Bill Ewing"
+    assert without_leading_verb(Entity("ORG", "Trading Technologies", 0, 20)).text == "Trading Technologies"
