@@ -237,7 +237,6 @@ def party_names(
 # Latin-script language that writes its nouns in lower case (German does not; English has the NER model).
 FULL_NAME_LANGUAGES = frozenset("fr it es pt ro nl ca pl cs sk sl hr sv da no nb fi hu et lv lt tr id ms".split())
 _FULL_NAME = re.compile(rf"(?<![\w.@/-])([{_UP}][{_LOW}]+(?:[ ][A-Z]\.?)?[ ](?:Mc|Mac|O')?[{_UP}][{_LOW}]+)(?![\w@/-])")
-_CAPITALISED_NEXT = re.compile(rf"[ ]+[{_UP}]")
 
 
 def full_names(text: str, language: str) -> Iterator[tuple[int, int, str]]:
@@ -251,7 +250,7 @@ def full_names(text: str, language: str) -> Iterator[tuple[int, int, str]]:
         if not person_shaped(name) or name.casefold() in stop or any(w.casefold() in stop for w in name.split()):
             continue
         before = text[max(0, m.start() - 40) : m.start()]
-        if _CAPITAL_BEFORE.search(before) or _CAPITALISED_NEXT.match(text, m.end()):
+        if _CAPITAL_BEFORE.search(before) or _CAPITAL_AFTER.match(text, m.end()):
             continue  # part of a longer run of capitals: a title, a place, a company
         languages = segments(text, language) if languages is None else languages
         if any(s.start <= m.start() < s.end and s.language in FULL_NAME_LANGUAGES for s in languages):

@@ -148,11 +148,11 @@ class KindScore(NamedTuple):
 
     @property
     def precision(self) -> float | None:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else None
+        return proportion(self.tp, self.tp + self.fp)
 
     @property
     def recall(self) -> float | None:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
+        return proportion(self.tp, self.tp + self.fn)
 
     @property
     def precision_ci(self) -> tuple[float, float] | None:
@@ -170,6 +170,10 @@ class EvalReport(NamedTuple):
     versions_with_product: int  # matched versions whose label names a product
     products_matched: int  # ... of which the extractor tied it to the same product
     unscored: int  # extracted ids of no known shape
+
+
+def proportion(successes: int, trials: int) -> float | None:
+    return successes / trials if trials else None
 
 
 def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] | None:
@@ -226,7 +230,8 @@ def score(
     return EvalReport(n, scores, examples, with_product, products_matched, unscored)
 
 
-def _figure(value: float | None, ci: tuple[float, float] | None) -> str:
+def figure(value: float | None, ci: tuple[float, float] | None) -> str:
+    """A proportion and its interval as the reports print it ("0.70 [0.56, 0.82]"), 17 characters wide."""
     return f"{'n/a':<17}" if value is None or ci is None else f"{value:4.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
@@ -237,14 +242,14 @@ def format_report(report: EvalReport, *, title: str = "", show: int = 0) -> str:
     lines.append(f"  {'kind':<18} {'P [95% CI]':<17} {'R [95% CI]':<17} {'tp':>4} {'fp':>4} {'fn':>4}")
     for s in report.kinds.values():
         lines.append(
-            f"  {s.kind:<18} {_figure(s.precision, s.precision_ci)} {_figure(s.recall, s.recall_ci)} "
+            f"  {s.kind:<18} {figure(s.precision, s.precision_ci)} {figure(s.recall, s.recall_ci)} "
             f"{s.tp:4d} {s.fp:4d} {s.fn:4d}"
         )
     tp, fp, fn = (sum(getattr(s, f) for s in report.kinds.values()) for f in ("tp", "fp", "fn"))
     total = KindScore("all", tp, fp, fn)
     lines.append(
-        f"  {'all kinds':<18} {_figure(total.precision, total.precision_ci)} "
-        f"{_figure(total.recall, total.recall_ci)} {tp:4d} {fp:4d} {fn:4d}"
+        f"  {'all kinds':<18} {figure(total.precision, total.precision_ci)} "
+        f"{figure(total.recall, total.recall_ci)} {tp:4d} {fp:4d} {fn:4d}"
     )
     if report.versions_with_product:
         lines.append(

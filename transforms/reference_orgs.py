@@ -115,11 +115,7 @@ def _name_start(view: str, text: str, form_start: int, *, after_comma: bool = Tr
         name = _cut_at_nouns(name, text)
     while name and name[0].group().casefold() in _LEADING | _JOINERS | SENTENCE_WORDS:
         name.pop(0)  # "Copyright 2008-Present Nimbus Labs, Inc."
-    if (
-        len(name) > 3
-        and re.fullmatch(r"[A-Z]\.", name[1].group())
-        and person_shaped(" ".join(w.group() for w in name[:3]))
-    ):
+    if len(name) > 3 and person_shaped(" ".join(w.group() for w in name[:3])):  # given name, initial, surname
         name = name[3:]  # a signature run into one line: "Richard S. Friedman Hughes Hubbard & Reed LLP"
     if name and _glued(view[name[0].start() - 1 : name[0].start()]):
         return None  # the run is the tail of a longer token ("Centr●Studi ..."): its start is unknown
